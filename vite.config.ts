@@ -1,0 +1,14 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+// Cross-origin isolation lets ORT-web use multithreaded WASM (SharedArrayBuffer).
+const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
+export default defineConfig({
+  plugins: [react()],
+  server: { headers: isolation },
+  preview: { headers: isolation },
+  worker: { format: 'es' },
+  optimizeDeps: { exclude: ['onnxruntime-web'] },
+  build: { target: 'es2022', chunkSizeWarningLimit: 4000 },
+});
