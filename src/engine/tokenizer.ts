@@ -51,6 +51,11 @@ export interface TokenizerJSON {
 export interface TrainOptions {
   vocabSize: number;
   specialTokens?: readonly string[];
+  /**
+   * Atomic but ordinary tokens (e.g. protocol tags like <tool_call>): never split by BPE, kept when
+   * decoding with skipSpecialTokens. Ids follow the special tokens.
+   */
+  addedTokens?: readonly string[];
   /** Pairs seen fewer times than this are never merged (stops early on tiny corpora). */
   minFrequency?: number;
   onProgress?: (merges: number, target: number) => void;
@@ -125,7 +130,10 @@ class PairHeap {
  * incrementally, so cost scales with the number of distinct words, not corpus size.
  */
 export function trainBPE(corpus: string | Iterable<string>, opts: TrainOptions): TokenizerJSON {
-  const specials = [...(opts.specialTokens ?? DEFAULT_SPECIAL_TOKENS)];
+  const specialList = [...(opts.specialTokens ?? DEFAULT_SPECIAL_TOKENS)];
+  const added = (opts.addedTokens ?? []).filter((t) => !specialList.includes(t));
+  const specials = [...specialList, ...added];
+  if (new Set(specials).size !== specials.length) throw new Error('duplicate special/added tokens');
   const minFreq = Math.max(1, opts.minFrequency ?? 2);
   const base = specials.length + 256;
   if (opts.vocabSize < base) throw new Error(`vocabSize must be at least ${base}`);
@@ -231,7 +239,7 @@ export function trainBPE(corpus: string | Iterable<string>, opts: TrainOptions):
     truncation: null,
     padding: null,
     added_tokens: specials.map((content, id) => ({
-      id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true,
+      id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: id < specialList.length,
     })),
     normalizer: null,
     pre_tokenizer: { type: 'ByteLevel', ...bl },
@@ -252,15 +260,21 @@ export interface EncodeOptions {
 /** Runtime byte-level BPE over a tokenizer.json of the shape `trainBPE` writes. */
 export class BPETokenizer {
   readonly vocabSize: number;
+  /** Control tokens (skipped by decode with skipSpecialTokens). */
   readonly specialTokens: string[];
+  /** Every atomic token, special or not, in id order of the file. */
+  readonly addedTokens: string[];
   private readonly idToTok: string[];
   private readonly tokToId: Map<string, number>;
   private readonly specialIds: Set<number>;
+  private readonly addedIds: Set<number>;
+  private readonly addedIdOf: Map<string, number>;
   private readonly ranks: Map<number, number>;  // pair key (idA*2^16+idB) → merge rank
   private readonly mergeTo: Map<number, number>; // pair key → merged id
   private readonly split: (t: string) => string[];
   private readonly cache = new Map<string, number[]>();
   private readonly byteIds: Int32Array;
+  private readonly byteCache: (Uint8Array | undefined)[] = [];
 
   constructor(readonly json: TokenizerJSON) {
     const vocab = json.model.vocab;
@@ -271,8 +285,11 @@ export class BPETokenizer {
     this.idToTok = new Array(this.vocabSize).fill('');
     this.tokToId = new Map();
     for (const [t, id] of Object.entries(vocab)) { this.idToTok[id] = t; this.tokToId.set(t, id); }
-    this.specialTokens = json.added_tokens.map((t) => t.content);
-    this.specialIds = new Set(json.added_tokens.map((t) => t.id));
+    this.specialTokens = json.added_tokens.filter((t) => t.special).map((t) => t.content);
+    this.specialIds = new Set(json.added_tokens.filter((t) => t.special).map((t) => t.id));
+    this.addedIds = new Set(json.added_tokens.map((t) => t.id));
+    this.addedTokens = json.added_tokens.map((t) => t.content);
+    this.addedIdOf = new Map(json.added_tokens.map((t) => [t.content, t.id]));
     for (const t of json.added_tokens) { this.idToTok[t.id] = t.content; }
     this.byteIds = new Int32Array(256);
     for (let b = 0; b < 256; b++) {
@@ -289,14 +306,16 @@ export class BPETokenizer {
       const key = a * 65536 + b;
       if (!this.ranks.has(key)) { this.ranks.set(key, r); this.mergeTo.set(key, c); }
     });
-    this.split = specialSplitter(this.specialTokens);
+    this.split = specialSplitter(this.addedTokens);
   }
 
   static fromJSON(json: TokenizerJSON | string): BPETokenizer {
     return new BPETokenizer(typeof json === 'string' ? JSON.parse(json) : json);
   }
 
-  tokenId(token: string): number | undefined { return this.tokToId.get(token) ?? (this.specialTokens.includes(token) ? this.json.added_tokens.find((t) => t.content === token)!.id : undefined); }
+  tokenId(token: string): number | undefined {
+    return this.json.added_tokens.find((t) => t.content === token)?.id ?? this.tokToId.get(token);
+  }
   idToken(id: number): string { return this.idToTok[id]; }
   isSpecial(id: number): boolean { return this.specialIds.has(id); }
 
@@ -333,7 +352,7 @@ export class BPETokenizer {
     const out: number[] = [];
     const parts = opts.allowSpecial === false ? [text] : this.split(text);
     for (let p = 0; p < parts.length; p++) {
-      if (p % 2 === 1) { out.push(this.tokenId(parts[p])!); continue; }
+      if (p % 2 === 1) { out.push(this.addedIdOf.get(parts[p])!); continue; }
       for (const m of parts[p].matchAll(SPLIT_RE)) {
         const ids = this.bpeWord(m[0]);
         for (let i = 0; i < ids.length; i++) out.push(ids[i]);
@@ -345,7 +364,7 @@ export class BPETokenizer {
   /** Bytes of a token as it appears in text (special tokens: their UTF-8 spelling). */
   tokenBytes(id: number): Uint8Array {
     const t = this.idToTok[id];
-    if (this.specialIds.has(id)) return utf8.encode(t);
+    if (this.addedIds.has(id)) return utf8.encode(t);
     const out = new Uint8Array(t.length);
     for (let i = 0; i < t.length; i++) out[i] = CHAR_TO_BYTE.get(t[i]) ?? 0x3f;
     return out;
@@ -358,14 +377,14 @@ export class BPETokenizer {
     const flush = () => { if (buf.length) { s += utf8dec.decode(new Uint8Array(buf)); buf = []; } };
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i];
-      if (this.specialIds.has(id)) {
+      if (this.addedIds.has(id)) {
         flush();
-        if (!opts.skipSpecialTokens) s += this.idToTok[id];
+        if (!(opts.skipSpecialTokens && this.specialIds.has(id))) s += this.idToTok[id];
         continue;
       }
-      const t = this.idToTok[id];
-      if (t === undefined) continue;
-      for (let j = 0; j < t.length; j++) { const b = CHAR_TO_BYTE.get(t[j]); if (b !== undefined) buf.push(b); }
+      if (this.idToTok[id] === undefined) continue;
+      const tb = (this.byteCache[id] ??= this.tokenBytes(id));
+      for (let j = 0; j < tb.length; j++) buf.push(tb[j]);
     }
     flush();
     return s;
@@ -376,12 +395,13 @@ export class BPETokenizer {
 
 /** The tokenizer_config.json that makes HF loaders treat our tokenizer as a plain fast tokenizer. */
 export function tokenizerConfig(opts: {
-  specialTokens: readonly string[]; bos: string; eos: string; pad: string; chatTemplate?: string; maxLength: number;
+  addedTokens: TokenizerJSON['added_tokens']; bos: string; eos: string; pad: string; chatTemplate?: string; maxLength: number;
 }): Record<string, unknown> {
   const decoder: Record<string, unknown> = {};
-  opts.specialTokens.forEach((content, id) => {
-    decoder[String(id)] = { content, lstrip: false, normalized: false, rstrip: false, single_word: false, special: true };
-  });
+  for (const t of opts.addedTokens) {
+    decoder[String(t.id)] = { content: t.content, lstrip: false, normalized: false, rstrip: false, single_word: false, special: t.special };
+  }
+  const specialTokens = opts.addedTokens.filter((t) => t.special).map((t) => t.content);
   const cfg: Record<string, unknown> = {
     tokenizer_class: 'PreTrainedTokenizerFast',
     added_tokens_decoder: decoder,
@@ -395,7 +415,7 @@ export function tokenizerConfig(opts: {
     clean_up_tokenization_spaces: false,
     padding_side: 'left',
     model_max_length: opts.maxLength,
-    additional_special_tokens: opts.specialTokens.filter((t) => t !== opts.bos && t !== opts.eos && t !== opts.pad),
+    additional_special_tokens: specialTokens.filter((t) => t !== opts.bos && t !== opts.eos && t !== opts.pad),
   };
   if (opts.chatTemplate) cfg.chat_template = opts.chatTemplate;
   return cfg;

@@ -63,6 +63,7 @@ function pyIntRepr(x: number): string {
 
 function numberRepr(v: unknown): string {
   if (v instanceof PyFloat) return pyFloatRepr(v.value);
+  if (typeof v === 'bigint') return v.toString();
   const n = v as number;
   return Number.isInteger(n) ? pyIntRepr(n) : pyFloatRepr(n);
 }
@@ -115,6 +116,7 @@ export function pyJsonDumps(v: unknown, opts: DumpsOptions = {}): string {
     if (x === true) return 'true';
     if (x === false) return 'false';
     if (typeof x === 'string') return jsonString(x, ascii);
+    if (typeof x === 'bigint') return x.toString();
     if (typeof x === 'number' || x instanceof PyFloat) {
       const n = numberValue(x);
       if (Number.isNaN(n)) return 'NaN';
@@ -136,7 +138,7 @@ export function pyJsonDumps(v: unknown, opts: DumpsOptions = {}): string {
 
 function dictKeyToJson(k: unknown): string {
   if (typeof k === 'string') return k;
-  if (typeof k === 'number' || k instanceof PyFloat) return numberRepr(k);
+  if (typeof k === 'number' || typeof k === 'bigint' || k instanceof PyFloat) return numberRepr(k);
   if (k === true) return 'true';
   if (k === false) return 'false';
   if (k === null) return 'null';
@@ -167,7 +169,7 @@ export function pyRepr(v: unknown): string {
   if (v === true) return 'True';
   if (v === false) return 'False';
   if (typeof v === 'string') return pyStrRepr(v);
-  if (typeof v === 'number' || v instanceof PyFloat) return numberRepr(v);
+  if (typeof v === 'number' || typeof v === 'bigint' || v instanceof PyFloat) return numberRepr(v);
   if (v instanceof PyOpaque) return v.repr;
   if (v instanceof PyTuple) return v.items.length === 1 ? `(${pyRepr(v.items[0])},)` : '(' + v.items.map(pyRepr).join(', ') + ')';
   if (v instanceof Set) return v.size === 0 ? 'set()' : '{' + [...v].map(pyRepr).join(', ') + '}';
@@ -273,4 +275,292 @@ export function toPlain(v: unknown): unknown {
   if (v instanceof Map) return Object.fromEntries([...v.entries()].map(([k, x]) => [String(k), toPlain(x)]));
   if (isDict(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toPlain(x)]));
   return v;
+}
+
+// ---------- value semantics (BFCL backends) ----------
+
+/** A Python object with its own __eq__ (e.g. BFCL's File/Directory). */
+export interface PyEq { pyEq(other: unknown): boolean }
+
+function hasPyEq(v: unknown): v is PyEq {
+  return typeof v === 'object' && v !== null && typeof (v as PyEq).pyEq === 'function';
+}
+
+function isNum(v: unknown): boolean {
+  return typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' || v instanceof PyFloat;
+}
+
+/** Key as Python hashes it: True/1/1.0 are the same dict key, '1' is not. */
+export function pyKey(k: unknown): unknown {
+  if (k === true) return 1;
+  if (k === false) return 0;
+  if (k instanceof PyFloat) return k.value;
+  return k;
+}
+
+/** Python `==` over the value model of this file (bool is an int, list != tuple, dict order ignored). */
+export function pyEquals(a: unknown, b: unknown): boolean {
+  if (a === undefined) a = null;
+  if (b === undefined) b = null;
+  if (a === b) return true;
+  if (hasPyEq(a)) return a.pyEq(b);
+  if (hasPyEq(b)) return b.pyEq(a);
+  if (isNum(a) && isNum(b)) {
+    const x = pyKey(a);
+    const y = pyKey(b);
+    if (typeof x === 'bigint' || typeof y === 'bigint') {
+      if (typeof x === 'bigint' && typeof y === 'bigint') return x === y;
+      const n = (typeof x === 'bigint' ? y : x) as number;
+      return Number.isInteger(n) && BigInt(n) === (typeof x === 'bigint' ? x : y);
+    }
+    return x === y;
+  }
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => pyEquals(x, b[i]));
+  if (a instanceof PyTuple) return b instanceof PyTuple && a.items.length === b.items.length && a.items.every((x, i) => pyEquals(x, b.items[i]));
+  if (a instanceof PyOpaque) return b instanceof PyOpaque && a.repr === b.repr;
+  if (a instanceof Set) {
+    if (!(b instanceof Set) || a.size !== b.size) return false;
+    for (const x of a) if (![...b].some((y) => pyEquals(x, y))) return false;
+    return true;
+  }
+  if (isDict(a) && isDict(b)) {
+    const ea = entries(a);
+    const eb = entries(b);
+    if (ea.length !== eb.length) return false;
+    const mb = new Map<unknown, unknown>(eb.map(([k, v]) => [pyKey(k), v]));
+    return ea.every(([k, v]) => mb.has(pyKey(k)) && pyEquals(v, mb.get(pyKey(k))));
+  }
+  return false;
+}
+
+/** type(x).__name__ for error messages. */
+export function pyTypeName(v: unknown): string {
+  if (v === null || v === undefined) return 'NoneType';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'string') return 'str';
+  if (v instanceof PyFloat) return 'float';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  if (typeof v === 'bigint') return 'int';
+  if (Array.isArray(v)) return 'list';
+  if (v instanceof PyTuple) return 'tuple';
+  if (v instanceof Set) return 'set';
+  if (isDict(v)) return 'dict';
+  if (v instanceof PyOpaque) return v.repr.split('(')[0];
+  const name = (v as { pyTypeName?: string }).pyTypeName;
+  return typeof name === 'string' ? name : 'object';
+}
+
+/**
+ * copy.deepcopy for the value model: shared sub-objects stay shared within the copy (memo), objects
+ * with a `pyDeepCopy(memo)` method copy themselves.
+ */
+export function pyDeepCopy<T>(v: T, memo: Map<unknown, unknown> = new Map()): T {
+  if (typeof v !== 'object' || v === null || v instanceof PyFloat || v instanceof PyOpaque) return v;
+  if (memo.has(v)) return memo.get(v) as T;
+  const custom = (v as { pyDeepCopy?: (m: Map<unknown, unknown>) => unknown }).pyDeepCopy;
+  if (typeof custom === 'function') return custom.call(v, memo) as T;
+  if (Array.isArray(v)) {
+    const out: unknown[] = [];
+    memo.set(v, out);
+    for (const x of v) out.push(pyDeepCopy(x, memo));
+    return out as T;
+  }
+  if (v instanceof PyTuple) {
+    const out = new PyTuple(v.items.map((x) => pyDeepCopy(x, memo)));
+    memo.set(v, out);
+    return out as T;
+  }
+  if (v instanceof Set) {
+    const out = new Set<unknown>();
+    memo.set(v, out);
+    for (const x of v) out.add(pyDeepCopy(x, memo));
+    return out as T;
+  }
+  if (v instanceof Map) {
+    const out = new Map<unknown, unknown>();
+    memo.set(v, out);
+    for (const [k, x] of v) out.set(k, pyDeepCopy(x, memo));
+    return out as T;
+  }
+  if (isDict(v)) {
+    const out: Record<string, unknown> = {};
+    memo.set(v, out);
+    for (const [k, x] of Object.entries(v)) out[k] = pyDeepCopy(x, memo);
+    return out as T;
+  }
+  return v;
+}
+
+/** Every dict (plain object or Map) becomes a Map, recursively, keeping key order. */
+export function toMapDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(toMapDeep);
+  if (v instanceof PyTuple) return new PyTuple(v.items.map(toMapDeep));
+  if (v instanceof Map) return new Map([...v.entries()].map(([k, x]) => [k, toMapDeep(x)]));
+  if (isDict(v)) return new Map(Object.entries(v).map(([k, x]) => [k, toMapDeep(x)]));
+  return v;
+}
+
+/** Python raised an exception: `pyType` is the class name, `message` is str(e). */
+export class PyException extends Error {
+  constructor(public readonly pyType: string, message: string) { super(message); }
+}
+
+export interface PyParam { name: string; default?: unknown; hasDefault?: boolean }
+
+function joinNames(names: string[]): string {
+  const q = names.map((n) => `'${n}'`);
+  if (q.length === 1) return q[0];
+  if (q.length === 2) return `${q[0]} and ${q[1]}`;
+  return `${q.slice(0, -1).join(', ')}, and ${q[q.length - 1]}`;
+}
+
+/**
+ * Bind a call to a Python method's parameters (self excluded) the way CPython 3.11 does, raising the
+ * same TypeError texts in the same order: unexpected/duplicate keyword, too many positional, missing.
+ */
+export function bindPyArgs(qualname: string, params: PyParam[], args: unknown[], kwargs: Record<string, unknown>): unknown[] {
+  const bound: unknown[] = new Array(params.length);
+  const set = new Array<boolean>(params.length).fill(false);
+  for (let i = 0; i < Math.min(args.length, params.length); i++) { bound[i] = args[i]; set[i] = true; }
+  for (const [k, v] of Object.entries(kwargs)) {
+    const idx = params.findIndex((p) => p.name === k);
+    if (idx < 0) throw new PyException('TypeError', `${qualname}() got an unexpected keyword argument '${k}'`);
+    if (set[idx]) throw new PyException('TypeError', `${qualname}() got multiple values for argument '${k}'`);
+    bound[idx] = v;
+    set[idx] = true;
+  }
+  if (args.length > params.length) {
+    const nDefaults = params.filter((p) => p.hasDefault).length;
+    const max = params.length + 1;
+    const min = max - nDefaults;
+    const takes = min === max ? `${max} positional argument${max === 1 ? '' : 's'}` : `from ${min} to ${max} positional arguments`;
+    const given = args.length + 1;
+    throw new PyException('TypeError', `${qualname}() takes ${takes} but ${given} ${given === 1 ? 'was' : 'were'} given`);
+  }
+  const missing: string[] = [];
+  params.forEach((p, i) => {
+    if (set[i]) return;
+    if (p.hasDefault) bound[i] = p.default;
+    else missing.push(p.name);
+  });
+  if (missing.length) {
+    throw new PyException('TypeError', `${qualname}() missing ${missing.length} required positional argument${missing.length === 1 ? '' : 's'}: ${joinNames(missing)}`);
+  }
+  return bound;
+}
+
+/** bool(x). */
+export function pyTruthy(v: unknown): boolean {
+  if (v === null || v === undefined || v === false) return false;
+  if (v === true) return true;
+  if (typeof v === 'number') return v !== 0 && !Number.isNaN(v) ? true : Number.isNaN(v);
+  if (typeof v === 'bigint') return v !== 0n;
+  if (v instanceof PyFloat) return v.value !== 0;
+  if (typeof v === 'string') return v.length > 0;
+  if (Array.isArray(v)) return v.length > 0;
+  if (v instanceof PyTuple) return v.items.length > 0;
+  if (v instanceof Set || v instanceof Map) return v.size > 0;
+  if (isDict(v)) return Object.keys(v).length > 0;
+  return true;
+}
+
+/** str.splitlines() (no keepends): every line boundary Python recognises. */
+export function pySplitlines(s: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === '\r' && s[i + 1] === '\n') { out.push(s.slice(start, i)); i++; start = i + 1; continue; }
+    if ('\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029'.includes(c)) { out.push(s.slice(start, i)); start = i + 1; }
+  }
+  if (start < s.length) out.push(s.slice(start));
+  return out;
+}
+
+const PY_WS = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
+
+/** str.split() with no separator. */
+export function pySplitWhitespace(s: string): string[] {
+  return s.split(PY_WS).filter((x) => x !== '');
+}
+
+/** Python str ordering (by code point; JS compares UTF-16 units). */
+export function pyCompareStr(a: string, b: string): number {
+  const A = [...a];
+  const B = [...b];
+  for (let i = 0; i < Math.min(A.length, B.length); i++) {
+    const d = A[i].codePointAt(0)! - B[i].codePointAt(0)!;
+    if (d) return d < 0 ? -1 : 1;
+  }
+  return A.length === B.length ? 0 : A.length < B.length ? -1 : 1;
+}
+
+/** Items of `for x in v`; throws PyException(TypeError) where Python would. */
+export function pyIterate(v: unknown): unknown[] {
+  if (typeof v === 'string') return [...v];
+  if (Array.isArray(v)) return v;
+  if (v instanceof PyTuple) return v.items;
+  if (v instanceof Set) return [...v];
+  if (v instanceof Map) return [...v.keys()];
+  if (isDict(v)) return Object.keys(v);
+  throw new PyException('TypeError', `'${pyTypeName(v)}' object is not iterable`);
+}
+
+/** hash(x) would succeed. */
+export function pyHashable(v: unknown): boolean {
+  if (Array.isArray(v) || v instanceof Set || v instanceof Map || isDict(v)) return false;
+  if (v instanceof PyTuple) return v.items.every(pyHashable);
+  return true;
+}
+
+/** The existing key of a Map-backed dict that equals `key` the Python way (or undefined). */
+export function pyDictFindKey(d: Map<unknown, unknown>, key: unknown): { found: boolean; key: unknown } {
+  if (!pyHashable(key)) throw new PyException('TypeError', `unhashable type: '${pyTypeName(key)}'`);
+  if (d.has(key)) return { found: true, key };
+  const k = pyKey(key);
+  for (const existing of d.keys()) {
+    const e = pyKey(existing);
+    if (e === k || ((typeof e === 'number' || typeof e === 'bigint') && (typeof k === 'number' || typeof k === 'bigint') && pyEquals(e, k))
+      || (e instanceof PyTuple && pyEquals(e, k))) return { found: true, key: existing };
+  }
+  return { found: false, key };
+}
+
+/** `x in container` for the containers the backends use. */
+export function pyContains(container: unknown, x: unknown): boolean {
+  if (typeof container === 'string') {
+    if (typeof x !== 'string') throw new PyException('TypeError', `'in <string>' requires string as left operand, not ${pyTypeName(x)}`);
+    return container.includes(x);
+  }
+  if (container instanceof Map) return pyDictFindKey(container, x).found;
+  if (isDict(container)) {
+    if (!pyHashable(x)) throw new PyException('TypeError', `unhashable type: '${pyTypeName(x)}'`);
+    return typeof x === 'string' && Object.prototype.hasOwnProperty.call(container, x);
+  }
+  if (container instanceof Set) {
+    if (!pyHashable(x)) throw new PyException('TypeError', `unhashable type: '${pyTypeName(x)}'`);
+    for (const y of container) if (pyEquals(x, y)) return true;
+    return false;
+  }
+  if (Array.isArray(container) || container instanceof PyTuple) return pyIterate(container).some((y) => pyEquals(x, y));
+  throw new PyException('TypeError', `argument of type '${pyTypeName(container)}' is not iterable`);
+}
+
+/** f"{x:.{d}f}": exact binary value rounded half-even (JS toFixed rounds ties away from zero). */
+export function pyFormatFixed(x: number, d: number): string {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'nan' : x > 0 ? 'inf' : '-inf';
+  if (Math.abs(x) >= 1e21) return BigInt(x).toString() + (d > 0 ? '.' + '0'.repeat(d) : '');
+  const neg = x < 0 || Object.is(x, -0);
+  const exact = Math.abs(x).toFixed(100);
+  const [ip, fp] = exact.split('.');
+  const keep = fp.slice(0, d);
+  const rest = fp.slice(d);
+  let digits = BigInt(ip + keep);
+  const first = rest[0] ?? '0';
+  const tail = rest.slice(1).replace(/0+$/, '');
+  const lastEven = Number((ip + keep).slice(-1)) % 2 === 0;
+  if (first > '5' || (first === '5' && (tail !== '' || !lastEven))) digits += 1n;
+  let s = digits.toString().padStart(d + 1, '0');
+  s = d > 0 ? `${s.slice(0, s.length - d)}.${s.slice(s.length - d)}` : s;
+  return (neg ? '-' : '') + s;
 }

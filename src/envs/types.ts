@@ -53,7 +53,8 @@ export interface ChecklistItem {
 
 /** Rule-based pass conditions, evaluated against one assistant step (call + its result, or a reply). */
 export type PassCondition =
-  | { kind: 'called'; tool: string; args?: Record<string, unknown> }           // a call with these (sub)args
+  // a call with these (sub)args; ok: true also requires its result not to be an error (writes that must succeed)
+  | { kind: 'called'; tool: string; args?: Record<string, unknown>; ok?: boolean }
   | { kind: 'not_called'; tool: string; args?: Record<string, unknown> }       // evaluated over the whole turn
   | { kind: 'reply_contains'; text: string[] }                                 // a reply mentioning all strings
   | { kind: 'result_contains'; tool: string; text: string };                   // the real result of a call contains

@@ -49,16 +49,22 @@ export interface SmokeResult { kind: BackendKind; output: number[]; ms: number }
 
 /** Result of the engine self-test (tiny model: one train step + AdamW + one sampling call). */
 export interface SelfTestResult {
-  backend: BackendKind;
+  /** 'cpu' when the same test runs in Node (onnxruntime-node) as the reference. */
+  backend: BackendKind | 'cpu';
+  runtimeDetail: string;
   config: Record<string, unknown>;
   loss: number;
   gradNorm: number;
   /** loss after the AdamW update, on the same batch (should be lower). */
   lossAfter: number;
-  /** First few logits of the last position of the inference graph, after the update. */
+  /** First logits of the prompt's last position (prefill of the KV model), after the update. */
   logits: number[];
-  /** Greedy tokens from the sampler after the update. */
+  /** Greedy output of the engine's Sampler after the update, and its per-token log-probs. */
   sampled: number[];
+  sampledText: string;
+  logprobs: number[];
+  /** top-1 minus top-2 of `logits`' full row: a near-tie may legitimately flip across backends. */
+  margin: number;
   timings: Record<string, number>;
 }
 
@@ -102,3 +108,50 @@ export interface SampleResult {
 
 /** Error text used for capabilities that exist in the UI but are not wired in the worker yet. */
 export const NOT_AVAILABLE = 'not available yet';
+
+// ---- rollout / train / bench requests (shapes the pages send; the worker maps them onto src/agent,
+// src/rl and src/bench once those exist) --------------------------------------------------------------
+
+export type RolloutMode = 'real' | 'simulator' | 'rehearsal';
+
+export interface RolloutRequest {
+  world: string;
+  taskId?: string;
+  mode: RolloutMode;
+  /** Trajectories per task (group size). */
+  k: number;
+  seed: number;
+  temperature: number;
+  maxTurns: number;
+}
+
+export type AdvantageMode = 'role-wise' | 'pooled' | 'per-role';
+
+export interface TrainRequest {
+  world: string;
+  mode: RolloutMode;
+  steps: number;
+  tasksPerStep: number;
+  groupSize: number;
+  lr: number;
+  klCoef: number;
+  clip: number;
+  advantage: AdvantageMode;
+  seed: number;
+}
+
+/** One point of the training curves (one optimizer step). */
+export interface TrainMetrics {
+  step: number;
+  reward: number;
+  success: number;
+  loss: number;
+  gradNorm: number;
+  kl: number;
+  fidelity: number | null;
+  ms: number;
+}
+
+export interface BenchRequest { suite: string; k: number; seed: number; temperature: number }
+export interface BenchRow { task: string; metric: string; value: number }
+export interface BenchResult { suite: string; rows: BenchRow[]; summary: Record<string, number> }

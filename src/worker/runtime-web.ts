@@ -11,42 +11,15 @@ import * as ort from 'onnxruntime-web';
 import jsepMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.mjs?url';
 import jsepWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
 
+import { createOrtRuntime, f32, type OrtLike, type Runtime } from '../engine/runtime';
 import { probeBackend } from './probe';
-import type { BackendInfo, BackendKind, InitOptions } from './protocol';
+import type { AdapterDescription, BackendInfo, BackendKind, InitOptions } from './protocol';
+import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from './smoke';
 
-export type TypedArray = Float32Array | Int32Array | BigInt64Array | Uint8Array | Int8Array;
-
-export interface TensorData {
-  type: 'float32' | 'int32' | 'int64' | 'bool' | 'uint8' | 'int8';
-  dims: readonly number[];
-  data: TypedArray;
-}
-
-export interface SessionOptions {
-  /** Outputs to keep on the GPU (e.g. KV caches). Ignored on WASM. */
-  gpuOutputs?: string[];
-  /** Graph optimisation level; the engine's graphs are already simple, 'all' is ORT's default. */
-  optimization?: 'disabled' | 'basic' | 'extended' | 'all';
-}
-
-export interface WebSession {
-  readonly inputNames: readonly string[];
-  readonly outputNames: readonly string[];
-  run(feeds: Record<string, TensorData | ort.Tensor>, fetches?: string[]): Promise<Record<string, ort.Tensor>>;
-  release(): Promise<void>;
-}
-
+/** The engine's Runtime plus what the probe found (for the status bar). */
 export interface WebRuntime {
-  backend: { kind: BackendKind; detail: string };
+  runtime: Runtime;
   info: BackendInfo;
-  session(graph: Uint8Array, opts?: SessionOptions): Promise<WebSession>;
-  tensor(t: TensorData): ort.Tensor;
-}
-
-function toOrt(t: TensorData | ort.Tensor): ort.Tensor {
-  if (t instanceof ort.Tensor) return t;
-  // ORT's Tensor constructor is overloaded per dtype; the cast keeps one call site.
-  return new ort.Tensor(t.type, t.data as never, t.dims);
 }
 
 let current: Promise<WebRuntime> | null = null;
@@ -54,12 +27,13 @@ let currentKey = '';
 
 /**
  * Create (once per option set) the runtime. Re-initialising with a different backend is not supported by
- * ORT inside one worker (the wasm module is global), so the page recreates the worker instead.
+ * ORT inside one worker (the wasm module and its EP registrations are global), so the page reloads with
+ * another ?backend= instead.
  */
 export function initRuntime(opts: InitOptions = {}): Promise<WebRuntime> {
   const key = JSON.stringify({ b: opts.backend ?? 'auto', t: opts.threads ?? null });
   if (current) {
-    if (key !== currentKey) return Promise.reject(new Error(`runtime already initialised with ${currentKey}; recreate the worker`));
+    if (key !== currentKey) return Promise.reject(new Error(`runtime already initialised with ${currentKey}; reload with another ?backend=`));
     return current;
   }
   currentKey = key;
@@ -86,49 +60,53 @@ async function create(opts: InitOptions): Promise<WebRuntime> {
     (ort.env.webgpu as { adapter: unknown }).adapter = probe.adapter;
   }
 
-  const description = probe.description;
+  let kind = probe.kind;
+  let reason = probe.reason;
+  let runtime = makeRuntime(kind, probe.description, threads, reason);
+  // Warm up with the smoke graph: loads the wasm binary, and on WebGPU creates the device and compiles a
+  // shader, so a broken EP fails here (visible in the status bar) rather than in the first real call.
+  try {
+    await warmUp(runtime);
+  } catch (e) {
+    if (kind !== 'webgpu' || requested === 'webgpu') throw e;
+    // Auto mode only: the adapter exists but the EP cannot run on it. Fall back loudly, not silently.
+    kind = 'wasm';
+    reason = `WebGPU EP failed (${(e as Error).message.slice(0, 160)})`;
+    runtime = makeRuntime(kind, undefined, threads, reason);
+    await warmUp(runtime);
+  }
+
   const info: BackendInfo = {
-    kind: probe.kind,
+    kind,
     requested,
-    reason: probe.reason,
-    adapter: description,
+    reason,
+    adapter: kind === 'webgpu' ? probe.description : undefined,
     wasmThreads: threads,
     crossOriginIsolated: isolated,
     ortVersion: ort.env.versions?.web ?? 'unknown',
-    initMs: 0,
+    initMs: performance.now() - t0,
   };
-  const detail = probe.kind === 'webgpu'
-    ? `WebGPU ${[description?.vendor, description?.architecture, description?.device || description?.description].filter(Boolean).join(' / ')}${description?.isFallbackAdapter ? ' (fallback adapter)' : ''}`
-    : `WASM (${threads} thread${threads === 1 ? '' : 's'}): ${probe.reason}`;
+  return { runtime, info };
+}
 
-  const ep = probe.kind === 'webgpu' ? 'webgpu' : 'wasm';
-  const rt: WebRuntime = {
-    backend: { kind: probe.kind, detail },
-    info,
-    tensor: (t) => toOrt(t),
-    async session(graph, sopts = {}) {
-      const so: ort.InferenceSession.SessionOptions = {
-        executionProviders: [ep],   // exactly one EP: no silent fallback
-        graphOptimizationLevel: sopts.optimization ?? 'all',
-      };
-      if (ep === 'webgpu' && sopts.gpuOutputs?.length) {
-        so.preferredOutputLocation = Object.fromEntries(sopts.gpuOutputs.map((n) => [n, 'gpu-buffer' as const]));
-      }
-      const s = await ort.InferenceSession.create(graph, so);
-      return {
-        inputNames: s.inputNames,
-        outputNames: s.outputNames,
-        async run(feeds, fetches) {
-          const f: Record<string, ort.Tensor> = {};
-          for (const [k, v] of Object.entries(feeds)) f[k] = toOrt(v);
-          return fetches ? s.run(f, fetches) : s.run(f);
-        },
-        release: () => s.release(),
-      };
-    },
-  };
-  info.initMs = performance.now() - t0;
-  return rt;
+function makeRuntime(kind: BackendKind, d: AdapterDescription | undefined, threads: number, reason: string): Runtime {
+  const detail = kind === 'webgpu'
+    ? `onnxruntime-web ${ort.env.versions?.web ?? ''} WebGPU: ${[d?.vendor, d?.architecture, d?.device || d?.description].filter(Boolean).join(' / ')}${d?.isFallbackAdapter ? ' (fallback adapter)' : ''}`
+    : `onnxruntime-web ${ort.env.versions?.web ?? ''} WASM ${threads} thread${threads === 1 ? '' : 's'}: ${reason}`;
+  // Exactly one EP: ORT would otherwise fall back to WASM silently and the status bar would lie.
+  return createOrtRuntime(ort as unknown as OrtLike, { kind, detail }, {
+    executionProviders: [kind],
+    graphOptimizationLevel: 'all',
+  });
+}
+
+async function warmUp(rt: Runtime): Promise<void> {
+  const s = await rt.createSession(buildSmokeGraph());
+  try {
+    await s.run({ x: f32(smokeInput(), [SMOKE_SHAPE.rows, SMOKE_SHAPE.inner]) });
+  } finally {
+    await s.release();
+  }
 }
 
 export { ort };

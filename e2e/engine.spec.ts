@@ -1,0 +1,61 @@
+// Engine self-test in the browser worker (WebGPU on SwiftShader, and WASM) against the same code run in
+// Node on onnxruntime-node CPU as the reference. Tiny model, [2,16] batch: SwiftShader is slow.
+
+import { expect, test, type Page } from '@playwright/test';
+import { createNodeRuntime } from '../src/engine/runtime-node';
+import { engineSelfTest } from '../src/worker/selftest';
+import type { SelfTestResult } from '../src/worker/protocol';
+import { maxAbsDiff, openApp, shot } from './helpers';
+
+let ref: SelfTestResult;
+test.beforeAll(async () => {
+  ref = await engineSelfTest(createNodeRuntime({ threads: 1 }));
+});
+
+const rel = (a: number, b: number) => Math.abs(a - b) / Math.max(1e-12, Math.abs(b));
+
+function compare(got: SelfTestResult, kind: 'webgpu' | 'wasm') {
+  expect(got.backend).toBe(kind);
+  // Same graph, different kernels: float32 summation order differs, nothing more.
+  expect(rel(got.loss, ref.loss)).toBeLessThan(1e-4);
+  expect(rel(got.gradNorm, ref.gradNorm)).toBeLessThan(1e-3);
+  // The first AdamW step is ≈ lr·sign(g): a gradient that is ±noise near zero can flip, so the post-update
+  // numbers get a looser (still tight in absolute terms) bound.
+  expect(rel(got.lossAfter, ref.lossAfter)).toBeLessThan(1e-3);
+  expect(got.lossAfter).toBeLessThan(got.loss);
+  expect(maxAbsDiff(got.logits, ref.logits)).toBeLessThan(2e-3);
+  // Greedy tokens must agree wherever the reference is not a near-tie (margins are ≥ 0.02 at this seed).
+  const firstTie = ref.margins.findIndex((m) => m < 1e-3);
+  const n = firstTie < 0 ? ref.sampled.length : firstTie;
+  expect(got.sampled.slice(0, n)).toEqual(ref.sampled.slice(0, n));
+}
+
+async function runInPage(page: Page): Promise<SelfTestResult> {
+  // Through the UI button, so the rendered result (and its screenshot) is what the page shows.
+  await page.getByRole('tab', { name: 'Models' }).click();
+  await page.getByTestId('run-selftest').click();
+  const table = page.getByTestId('selftest-result');
+  await expect(table).toBeVisible({ timeout: 240_000 });
+  // The page keeps the worker's full result on the table it rendered: compare exactly what was shown,
+  // without running the (slow on SwiftShader) test a second time.
+  return JSON.parse((await table.getAttribute('data-json'))!) as SelfTestResult;
+}
+
+test('engine self-test on WebGPU (SwiftShader) matches Node', async ({ page }) => {
+  test.setTimeout(300_000);
+  const info = await openApp(page, '?backend=webgpu');
+  expect(info.kind).toBe('webgpu');
+  const got = await runInPage(page);
+  console.log('webgpu', JSON.stringify({ loss: got.loss, gradNorm: got.gradNorm, lossAfter: got.lossAfter, sampled: got.sampled, timings: got.timings }));
+  await page.screenshot({ path: shot('selftest-webgpu'), fullPage: true });
+  compare(got, 'webgpu');
+});
+
+test('engine self-test on WASM matches Node', async ({ page }) => {
+  const info = await openApp(page, '?backend=wasm');
+  expect(info.kind).toBe('wasm');
+  const got = await runInPage(page);
+  console.log('wasm', JSON.stringify({ loss: got.loss, gradNorm: got.gradNorm, lossAfter: got.lossAfter, sampled: got.sampled, timings: got.timings }));
+  await page.screenshot({ path: shot('selftest-wasm'), fullPage: true });
+  compare(got, 'wasm');
+});

@@ -1,0 +1,27 @@
+// Shared e2e helpers. Specs drive the page's own worker through window.__envace (the same RPCs the UI uses).
+
+import type { Page } from '@playwright/test';
+import type { BackendInfo } from '../src/worker/protocol';
+
+/** Open the app with an optional ?backend= and wait until the worker reports its backend. */
+export async function openApp(page: Page, query = '', hash = ''): Promise<BackendInfo> {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`/${query}${hash}`);
+  await page.waitForFunction(() => Boolean(window.__envace), null, { timeout: 30_000 });
+  const info = await page.evaluate(() => window.__envace!.ready);
+  if (errors.length) throw new Error(`page errors: ${errors.join('\n')}`);
+  return info;
+}
+
+/** Max absolute difference between two equal-length numeric arrays. */
+export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) throw new Error(`length mismatch ${a.length} vs ${b.length}`);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!));
+  return m;
+}
+
+export function shot(name: string): string {
+  return `test-results/screenshots/${name}.png`;
+}

@@ -1,0 +1,193 @@
+// Prompt builders for the two roles, in our own words.
+//
+// Act sees: system (domain policy + tools + output format) and the conversation so far.
+// Rehearse gets its own two-message prompt (never a continuation of the Act context): candidate tools,
+// few-shot hints from the task's reference conversation, the flattened conversation, Act's raw output
+// and the one call to execute. Every section can be shortened because our models have 1–2k contexts.
+
+import type { JSONSchema, Message, ToolCall, ToolSchema } from '../envs/types';
+import type { ChatFormat } from './chatTemplate';
+import { callJson, canonicalJson } from './protocol';
+
+export type ToolListing = 'json' | 'compact' | 'none';
+
+/** One (tool, arguments, result) triple of a reference conversation: Rehearse's few-shot hints. */
+export interface Hint { name: string; arguments: Record<string, unknown>; result: string }
+
+export interface ActPromptOptions {
+  /** How tools appear in the system text (ignored when the chat format renders tools natively). Default compact. */
+  toolListing?: ToolListing;
+  /** Keep at most this many trailing messages (the first user message is always kept). */
+  maxHistory?: number;
+  /** One paragraph explaining the call/reply format. Default true. */
+  formatHint?: boolean;
+  /** Replaces the whole system text. */
+  system?: string;
+}
+
+export interface RehearsePromptOptions {
+  /** Candidate tool list. Default compact. */
+  toolListing?: ToolListing;
+  /** Few-shot hints: all, only those of the current tool, or none. Default 'all'. */
+  hints?: boolean | 'same-tool';
+  maxHints?: number;
+  /** Include the flattened conversation (default true) and keep at most this many trailing messages. */
+  history?: boolean;
+  maxHistory?: number;
+  /** Include Act's raw last output (default true). */
+  rawAct?: boolean;
+  /** 'short' uses a terse system instruction for tiny models. Default 'full'. */
+  style?: 'full' | 'short';
+  system?: string;
+}
+
+export interface RehearseInput {
+  tools: ToolSchema[];
+  hints: Hint[];
+  conversation: Message[];
+  rawAct: string;
+  call: ToolCall;
+}
+
+function typeLabel(s: JSONSchema | undefined): string {
+  if (!s || typeof s !== 'object') return 'any';
+  if (Array.isArray(s.enum)) return s.enum.map((e) => JSON.stringify(e)).join('|');
+  if (Array.isArray(s.type)) return s.type.join('|');
+  if (s.type === 'array') return `${typeLabel(s.items)}[]`;
+  return typeof s.type === 'string' ? s.type : 'any';
+}
+
+/** "name(a: string, b?: integer): description" — a quarter of the tokens of the JSON schema. */
+export function compactTool(t: ToolSchema): string {
+  const props = (t.parameters?.properties ?? {}) as Record<string, JSONSchema>;
+  const req = new Set(Array.isArray(t.parameters?.required) ? t.parameters.required : []);
+  const args = Object.entries(props).map(([k, s]) => `${k}${req.has(k) ? '' : '?'}: ${typeLabel(s)}`).join(', ');
+  return `${t.name}(${args})${t.description ? `: ${t.description}` : ''}`;
+}
+
+export function listTools(tools: ToolSchema[], how: ToolListing): string {
+  if (how === 'none') return '';
+  if (how === 'json') return tools.map((t) => JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters })).join('\n');
+  return tools.map(compactTool).join('\n');
+}
+
+/** The tail of a conversation, never starting on an orphaned tool result; the first user message stays. */
+export function trimHistory(conversation: Message[], maxHistory?: number): Message[] {
+  if (maxHistory === undefined || !Number.isFinite(maxHistory) || conversation.length <= maxHistory) return conversation;
+  const firstUser = conversation.findIndex((m) => m.role === 'user');
+  let start = Math.max(0, conversation.length - Math.max(0, Math.floor(maxHistory)));
+  while (start < conversation.length && conversation[start].role === 'tool') start++;
+  const tail = conversation.slice(start);
+  return firstUser >= 0 && firstUser < start ? [conversation[firstUser], ...tail] : tail;
+}
+
+const ACT_FORMAT =
+  'To use tools, write one block per call:\n<tool_call>\n{"name":"tool_name","arguments":{...}}\n</tool_call>\n' +
+  'You may think first inside <think></think>. Text without a tool call is your reply to the user.';
+
+export function actSystem(policy: string, tools: ToolSchema[], opts: ActPromptOptions = {}, nativeTools = false): string {
+  if (opts.system !== undefined) return opts.system;
+  const parts = [policy.trim()];
+  const listing = nativeTools ? '' : listTools(tools, opts.toolListing ?? 'compact');
+  if (listing) parts.push(`Tools:\n${listing}`);
+  if (opts.formatHint ?? true) parts.push(ACT_FORMAT);
+  return parts.filter((p) => p !== '').join('\n\n');
+}
+
+export function buildActMessages(policy: string, tools: ToolSchema[], conversation: Message[], opts: ActPromptOptions = {}, nativeTools = false): Message[] {
+  const history = trimHistory(conversation.filter((m) => m.role !== 'system'), opts.maxHistory);
+  return [{ role: 'system', content: actSystem(policy, tools, opts, nativeTools) }, ...history];
+}
+
+/** The Act prompt text, ending where the assistant's turn starts. */
+export function actPrompt(format: ChatFormat, policy: string, tools: ToolSchema[], conversation: Message[], opts: ActPromptOptions = {}): string {
+  const msgs = buildActMessages(policy, tools, conversation, opts, format.nativeTools);
+  return format.render(msgs, { addGenerationPrompt: true, tools });
+}
+
+/** Reference (tool, arguments, result) triples: each tool message is paired with the oldest pending call. */
+export function referenceHints(reference: Message[]): Hint[] {
+  const pending: ToolCall[] = [];
+  const out: Hint[] = [];
+  for (const m of reference) {
+    if (m.role === 'assistant') pending.push(...(m.toolCalls ?? []));
+    else if (m.role === 'tool') {
+      let i = pending.findIndex((c) => c.name === m.name);
+      if (i < 0) i = 0;
+      const c = pending.splice(i, 1)[0];
+      if (c) out.push({ name: c.name, arguments: c.arguments, result: m.content });
+    } else if (m.role === 'user') pending.length = 0;
+  }
+  return out;
+}
+
+/** The hint whose (name, canonical arguments) equal the call's, if any: the answer a faithful Rehearse reuses. */
+export function matchingHint(hints: Hint[], call: ToolCall): Hint | undefined {
+  const key = canonicalJson(call.arguments);
+  return hints.find((h) => h.name === call.name && canonicalJson(h.arguments) === key);
+}
+
+/** The conversation as plain "User:/Assistant:/Tool[name]:" lines (system messages left out). */
+export function flattenConversation(messages: Message[]): string {
+  const lines: string[] = [];
+  for (const m of messages) {
+    if (m.role === 'user') { if (m.content.trim()) lines.push(`User: ${m.content.trim()}`); }
+    else if (m.role === 'assistant') {
+      const text = m.content.trim() + (m.toolCalls ?? []).map((c) => `\n<tool_call>\n${callJson(c)}\n</tool_call>`).join('');
+      if (text.trim()) lines.push(`Assistant: ${text.trim()}`);
+    } else if (m.role === 'tool') { if (m.content.trim()) lines.push(`Tool[${m.name}]: ${m.content.trim()}`); }
+  }
+  return lines.length ? lines.join('\n') : '(empty)';
+}
+
+export const REHEARSE_SYSTEM_FULL = [
+  'You are the runtime that executes one tool call. You never talk to anyone; you only return what the tool returns.',
+  'You are given the tools the agent may use, example calls with their true results, the conversation so far, the agent\'s latest output and the call to execute.',
+  'Check the call first, in this order:',
+  '1. The agent\'s output must hold the call in a well-formed <tool_call> block with {"name": ..., "arguments": {...}}; if not, code INVALID_TOOL_CALL_FORMAT.',
+  '2. The tool must be one of the listed tools; if not, code TOOL_NOT_AVAILABLE.',
+  '3. The arguments must satisfy the tool\'s schema (required fields, types, allowed values); if not, code INVALID_PARAMETERS.',
+  'On a failed check the result is {"error_tool_call":{"code":"<code>","message":"<short reason>"}}.',
+  'Otherwise the result is what the tool returns, shaped by its schema and consistent with the examples. When an example has the same tool and arguments, return its result unchanged.',
+  'Answer as <think>short reasoning</think> followed by a newline, <execution_result>, a newline, one JSON object or array, a newline and </execution_result>. Nothing else.',
+].join('\n');
+
+export const REHEARSE_SYSTEM_SHORT = [
+  'Execute the tool call and return only its result.',
+  'Invalid call: {"error_tool_call":{"code":"INVALID_TOOL_CALL_FORMAT|TOOL_NOT_AVAILABLE|INVALID_PARAMETERS","message":"..."}}.',
+  'Same tool and arguments as an example: return that example\'s result.',
+  'Format: <think>...</think>\n<execution_result>\n{json}\n</execution_result>',
+].join('\n');
+
+export function rehearseUser(input: RehearseInput, opts: RehearsePromptOptions = {}): string {
+  const parts: string[] = [];
+  const listing = listTools(input.tools, opts.toolListing ?? 'compact');
+  if (listing) parts.push(`Tools:\n${listing}`);
+  const mode = opts.hints ?? true;
+  if (mode !== false) {
+    let hs = mode === 'same-tool' ? input.hints.filter((h) => h.name === input.call.name) : input.hints;
+    if (opts.maxHints !== undefined) hs = hs.slice(0, Math.max(0, opts.maxHints));
+    parts.push(hs.length === 0 ? 'Examples: (none)'
+      : `Examples:\n${hs.map((h) => `${h.name} ${JSON.stringify(h.arguments)}\n=> ${h.result}`).join('\n')}`);
+  }
+  if (opts.history ?? true) {
+    const conv = trimHistory(input.conversation.filter((m) => m.role !== 'system'), opts.maxHistory);
+    parts.push(`Conversation:\n${flattenConversation(conv)}`);
+  }
+  if (opts.rawAct ?? true) parts.push(`Agent output:\n${input.rawAct}`);
+  const tool = input.tools.find((t) => t.name === input.call.name);
+  parts.push(`Call to execute:\nname: ${input.call.name}\nschema: ${tool ? JSON.stringify(tool.parameters) : '(unknown tool)'}\narguments: ${JSON.stringify(input.call.arguments)}`);
+  return parts.join('\n\n');
+}
+
+export function buildRehearseMessages(input: RehearseInput, opts: RehearsePromptOptions = {}): Message[] {
+  const system = opts.system ?? ((opts.style ?? 'full') === 'short' ? REHEARSE_SYSTEM_SHORT : REHEARSE_SYSTEM_FULL);
+  return [{ role: 'system', content: system }, { role: 'user', content: rehearseUser(input, opts) }];
+}
+
+export function rehearsePrompt(format: ChatFormat, input: RehearseInput, opts: RehearsePromptOptions = {}): string {
+  return format.render(buildRehearseMessages(input, opts), { addGenerationPrompt: true });
+}
+
+/** Marker by which traces and dump importers recognise a Rehearse prompt of ours. */
+export const REHEARSE_MARKER = 'Call to execute:\nname: ';

@@ -1,0 +1,234 @@
+// Test doubles for the agent layer, shared with the RL and TTS tests: deterministic TextGenerators
+// (an expert that replays a task's reference conversation, an oracle Rehearse role, noise injection),
+// a tiny key-value world with a two-turn task, and a minimal rule-based checklist judge.
+// Everything here is deterministic in the request seed, like the real sampler.
+
+import type { GenerateRequest, Generation, TextGenerator } from '../engine/generator';
+import { Rng } from '../engine/rng';
+import type { ChecklistItem, Environment, Message, Observation, Task, ToolCall, ToolSchema, TurnVerdict } from '../envs/types';
+import { errorObservation } from '../envs/types';
+import { END_TOKEN, ROLE_TOKENS } from './chatTemplate';
+import { canonicalJson, formatAct, formatRehearse, validateCall } from './protocol';
+import { matchingHint, referenceHints, REHEARSE_MARKER } from './prompts';
+import type { JudgeStep, RolloutJudge } from './rollout';
+
+/** Rough token count used by the fakes (4 characters ≈ 1 token). */
+export function fakeCount(text: string): number { return Math.ceil(text.length / 4); }
+
+function fakeIds(text: string): number[] {
+  const n = fakeCount(text);
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    let h = 0;
+    for (let j = i * 4; j < Math.min(text.length, i * 4 + 4); j++) h = (h * 131 + text.charCodeAt(j)) % 50000;
+    out[i] = h;
+  }
+  return out;
+}
+
+export type Responder = (req: GenerateRequest, rng: Rng) => string;
+
+export interface FakeGeneratorOptions { name?: string; maxContext?: number; appendStop?: boolean }
+
+/**
+ * A TextGenerator whose text comes from a function of the request. Honors maxNewTokens (truncating, with
+ * finishReason 'length') and appends the first stop string like the real sampler. Records every batch.
+ */
+export class FakeGenerator implements TextGenerator {
+  readonly name: string;
+  readonly maxContext: number;
+  readonly batches: GenerateRequest[][] = [];
+  constructor(private readonly respond: Responder, private readonly opts: FakeGeneratorOptions = {}) {
+    this.name = opts.name ?? 'fake';
+    this.maxContext = opts.maxContext ?? 1 << 20;
+  }
+  countTokens(text: string): number { return fakeCount(text); }
+  async generate(reqs: GenerateRequest[]): Promise<Generation[]> {
+    this.batches.push(reqs);
+    return reqs.map((req) => {
+      const rng = new Rng(req.seed);
+      let text = this.respond(req, rng);
+      let finishReason: Generation['finishReason'] = 'stop';
+      if (fakeCount(text) > req.maxNewTokens) { text = text.slice(0, req.maxNewTokens * 4); finishReason = 'length'; }
+      else if ((this.opts.appendStop ?? true) && req.stop.length > 0) text += req.stop[0];
+      const outputIds = fakeIds(text);
+      const logprobs = outputIds.map(() => Math.log(0.05 + 0.95 * rng.uniform()));
+      return { text, promptIds: fakeIds(req.prompt), outputIds, logprobs, entropy: outputIds.map(() => 0), finishReason };
+    });
+  }
+}
+
+/** The task a prompt belongs to: the one whose first user message it contains (longest wins). */
+export function taskOfPrompt(tasks: Task[], prompt: string): Task | undefined {
+  let best: Task | undefined;
+  for (const t of tasks) {
+    const u = t.userTurns[0];
+    if (u !== undefined && prompt.includes(u) && (!best || u.length > best.userTurns[0].length)) best = t;
+  }
+  return best;
+}
+
+export function isRehearsePrompt(prompt: string): boolean { return prompt.includes(REHEARSE_MARKER); }
+
+/**
+ * Act role of an expert: replays the task's next reference assistant message. Position = number of
+ * assistant turns already in the prompt, so it needs the compact format and untrimmed history.
+ */
+export function expertAct(tasks: Task[]): Responder {
+  return (req) => {
+    const task = taskOfPrompt(tasks, req.prompt);
+    if (!task) return 'I cannot help with that.';
+    const done = req.prompt.split(ROLE_TOKENS.assistant).length - 2;
+    const ref = task.reference.filter((m): m is Extract<Message, { role: 'assistant' }> => m.role === 'assistant');
+    const next = ref[done];
+    if (!next) return 'Done.';
+    return next.toolCalls && next.toolCalls.length > 0 ? formatAct(undefined, next.toolCalls) : next.content;
+  };
+}
+
+/** The call a Rehearse prompt of ours asks to execute. */
+export function callOfRehearsePrompt(prompt: string): ToolCall | undefined {
+  const at = prompt.lastIndexOf(REHEARSE_MARKER);
+  if (at < 0) return undefined;
+  const tail = prompt.slice(at + REHEARSE_MARKER.length);
+  const name = tail.slice(0, tail.indexOf('\n'));
+  const m = /\narguments: (.*)$/m.exec(tail);
+  // The arguments line may run into the template's end token.
+  const json = m ? m[1].split(END_TOKEN)[0] : '{}';
+  try { return { name, arguments: JSON.parse(json) }; } catch { return { name, arguments: {} }; }
+}
+
+/**
+ * Rehearse role of an oracle that knows only what the prompt offers: validation verdicts first, then a
+ * matching reference hint's result, else a generic acknowledgement.
+ */
+export function oracleRehearse(tasks: Task[], tools: (task: Task) => ToolSchema[] = (t) => t.makeEnv().tools()): Responder {
+  return (req) => {
+    const task = taskOfPrompt(tasks, req.prompt);
+    const call = callOfRehearsePrompt(req.prompt);
+    if (!task || !call) return formatRehearse('no call', { error_tool_call: { code: 'INVALID_TOOL_CALL_FORMAT', message: 'no call' } });
+    const bad = validateCall(call, tools(task));
+    if (bad) return formatRehearse('invalid', { error_tool_call: { code: bad.code, message: bad.message } });
+    const hint = matchingHint(referenceHints(task.reference), call);
+    return formatRehearse('ok', hint ? hint.result : { ok: true });
+  };
+}
+
+/** Routes a request to the Act or Rehearse responder by prompt content. */
+export function byRole(act: Responder, rehearse: Responder): Responder {
+  return (req, rng) => (isRehearsePrompt(req.prompt) ? rehearse(req, rng) : act(req, rng));
+}
+
+/**
+ * Corrupts a responder's text with probability p per request (drawn from the request seed): so different
+ * seeds give different trajectories and equal seeds equal ones — what determinism tests need.
+ */
+export function noisy(inner: Responder, p: number): Responder {
+  return (req, rng) => {
+    const text = inner(req, rng);
+    if (rng.uniform() >= p) return text;
+    switch (rng.int(4)) {
+      case 0: return text.replace('}', '');                    // JSON breaks
+      case 1: return text.replace('\n</', '</');               // tag boundary breaks
+      case 2: return '';                                       // empty output
+      default: return `<think>${rng.u32()}</think>${text}`;    // harmless noise
+    }
+  };
+}
+
+/** An expert policy that also rehearses as an oracle (the ideal EnvACE model). */
+export function expertGenerator(tasks: Task[], opts: FakeGeneratorOptions & { noise?: number } = {}): FakeGenerator {
+  const r = byRole(expertAct(tasks), oracleRehearse(tasks));
+  return new FakeGenerator(opts.noise ? noisy(r, opts.noise) : r, { name: 'expert', ...opts });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A tiny world: a key-value store with get/set/list, and a two-turn task on it.
+
+export const KV_TOOLS: ToolSchema[] = [
+  { name: 'get', description: 'Read a key.', parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] } },
+  { name: 'set', description: 'Write a key.', parameters: { type: 'object', properties: { key: { type: 'string' }, value: { type: 'string' } }, required: ['key', 'value'] } },
+  { name: 'list', description: 'List keys.', parameters: { type: 'object', properties: {} } },
+];
+
+export class KvEnv implements Environment {
+  readonly name = 'kv';
+  calls = 0;
+  constructor(public state: Record<string, string> = {}) {}
+  tools(): ToolSchema[] { return KV_TOOLS; }
+  call(name: string, args: unknown): Observation {
+    this.calls++;
+    const bad = validateCall({ name, arguments: args }, KV_TOOLS);
+    if (bad) return errorObservation(bad.code, bad.message, bad.details);
+    const a = args as Record<string, string>;
+    if (name === 'get') {
+      return a.key in this.state ? { text: JSON.stringify({ key: a.key, value: this.state[a.key] }), error: false }
+        : { text: JSON.stringify({ error: `no such key: ${a.key}` }), error: true };
+    }
+    if (name === 'set') { this.state[a.key] = a.value; return { text: JSON.stringify({ ok: true, key: a.key, value: a.value }), error: false }; }
+    return { text: JSON.stringify({ keys: Object.keys(this.state).sort() }), error: false };
+  }
+  snapshot(): unknown { return { ...this.state }; }
+  clone(): Environment { return new KvEnv({ ...this.state }); }
+}
+
+function item(id: string, weight: number, required: boolean, pass: ChecklistItem['pass_condition']): ChecklistItem {
+  return { id, question: id, focus_on: id, pass_condition: pass, weight, required_for_next_turn: required };
+}
+
+/** Two user turns: set a value, then read it back. Reference results are what KvEnv really returns. */
+export function kvTask(id = 'kv-1', key = 'color', value = 'blue'): Task {
+  const setCall: ToolCall = { name: 'set', arguments: { key, value } };
+  const getCall: ToolCall = { name: 'get', arguments: { key } };
+  return {
+    id, world: 'kv', split: 'train', difficulty: 1,
+    userTurns: [`Please set ${key} to ${value}.`, `What is ${key} now?`],
+    policy: 'You manage a key-value store for the user.',
+    reference: [
+      { role: 'user', content: `Please set ${key} to ${value}.` },
+      { role: 'assistant', content: '', toolCalls: [setCall] },
+      { role: 'tool', name: 'set', content: JSON.stringify({ ok: true, key, value }) },
+      { role: 'assistant', content: `Done, ${key} is ${value}.` },
+      { role: 'user', content: `What is ${key} now?` },
+      { role: 'assistant', content: '', toolCalls: [getCall] },
+      { role: 'tool', name: 'get', content: JSON.stringify({ key, value }) },
+      { role: 'assistant', content: `${key} is ${value}.` },
+    ],
+    checklist: [
+      [item('set', 0.7, true, { kind: 'called', tool: 'set', args: { key, value } }), item('confirm', 0.3, false, { kind: 'reply_contains', text: [value] })],
+      [item('get', 0.5, false, { kind: 'called', tool: 'get', args: { key } }), item('answer', 0.5, false, { kind: 'reply_contains', text: [value] })],
+    ],
+    makeEnv: () => new KvEnv(),
+    verify: (env) => {
+      const s = env.snapshot() as Record<string, string>;
+      return s[key] === value ? { passed: true, reason: 'value set' } : { passed: false, reason: `${key} is ${s[key] ?? 'unset'}` };
+    },
+  };
+}
+
+function subsetMatch(want: Record<string, unknown> | undefined, got: Record<string, unknown>): boolean {
+  if (!want) return true;
+  return Object.entries(want).every(([k, v]) => canonicalJson(got[k]) === canonicalJson(v));
+}
+
+/** A minimal rule-based judge over PassCondition (a stand-in until src/envs/judges.ts is wired in). */
+export const ruleJudge: RolloutJudge = {
+  judgeTurn(task: Task, turn: number, steps: JudgeStep[]): TurnVerdict {
+    const items = task.checklist[turn] ?? [];
+    const calls = steps.filter((s): s is Extract<JudgeStep, { kind: 'call' }> => s.kind === 'call');
+    const replies = steps.filter((s): s is Extract<JudgeStep, { kind: 'reply' }> => s.kind === 'reply');
+    const verdicts = items.map((it) => {
+      const c = it.pass_condition;
+      let passed = false;
+      if (c.kind === 'called') passed = calls.some((s) => s.call.name === c.tool && subsetMatch(c.args, s.call.arguments));
+      else if (c.kind === 'not_called') passed = !calls.some((s) => s.call.name === c.tool && subsetMatch(c.args, s.call.arguments));
+      else if (c.kind === 'reply_contains') passed = replies.some((s) => c.text.every((t) => s.text.toLowerCase().includes(t.toLowerCase())));
+      else if (c.kind === 'result_contains') passed = calls.some((s) => s.call.name === c.tool && (s.real?.text ?? s.result).includes(c.text));
+      return { id: it.id, passed, weight: it.weight, reason: passed ? 'pass' : 'fail' };
+    });
+    const score = verdicts.reduce((s, v) => s + (v.passed ? v.weight : 0), 0);
+    const terminated = items.some((it, i) => it.required_for_next_turn && !verdicts[i].passed);
+    return { turn, score, items: verdicts, terminated };
+  },
+};
+

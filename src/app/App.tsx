@@ -1,0 +1,36 @@
+import { useApp } from './store';
+import { PAGES, type Page } from './urlState';
+import { StatusBar } from './components/StatusBar';
+import { RolloutPage } from './pages/Rollout';
+import { TrainPage } from './pages/Train';
+import { BenchmarksPage } from './pages/Benchmarks';
+import { ModelsPage } from './pages/Models';
+
+const TITLES: Record<Page, string> = { rollout: 'Rollout', train: 'Train', benchmarks: 'Benchmarks', models: 'Models' };
+
+export function App() {
+  const page = useApp((s) => s.page);
+  const setPage = useApp((s) => s.setPage);
+  return (
+    <div className="app">
+      <nav className="topbar">
+        <span className="brand">EnvACE <span className="muted">Playground</span></span>
+        <div className="tabs" role="tablist">
+          {PAGES.map((p) => (
+            <button key={p} role="tab" aria-selected={p === page} className={p === page ? 'on' : ''} onClick={() => setPage(p)}>{TITLES[p]}</button>
+          ))}
+        </div>
+        <span className="spacer" />
+        <button className="link" title="copy a link that reproduces this page and its settings"
+          onClick={() => void navigator.clipboard?.writeText(location.href)}>copy link</button>
+      </nav>
+      <main className="main">
+        {page === 'rollout' && <RolloutPage />}
+        {page === 'train' && <TrainPage />}
+        {page === 'benchmarks' && <BenchmarksPage />}
+        {page === 'models' && <ModelsPage />}
+      </main>
+      <StatusBar />
+    </div>
+  );
+}

@@ -1,0 +1,114 @@
+// Vite plugin: `models/` at the repo root is the source of truth for shipped model folders; this serves it
+// at <base>/models/ in `vite` dev (middleware, always fresh) and copies it into <outDir>/models/ on
+// `vite build` (so `vite preview` and any static host serve the same URLs). Both write an index,
+// <base>/models/index.json, listing every folder that contains a config.json, with file sizes and the
+// parsed config. No symlinks: a production build must be self-contained.
+//
+// Runs in Node only (imported by vite.config.ts).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Plugin, ResolvedConfig } from 'vite';
+
+export interface ModelsPluginOptions {
+  /** Folder with the model folders, relative to the Vite root. */
+  dir?: string;
+  /** URL segment under base. */
+  route?: string;
+}
+
+interface Entry { name: string; url: string; totalBytes: number; files: { path: string; bytes: number }[]; config: unknown }
+
+function walk(dir: string, rel = ''): { path: string; bytes: number }[] {
+  if (!fs.existsSync(dir)) return [];
+  const out: { path: string; bytes: number }[] = [];
+  for (const d of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (d.name.startsWith('.')) continue;
+    const abs = path.join(dir, d.name);
+    const r = rel ? `${rel}/${d.name}` : d.name;
+    if (d.isDirectory()) out.push(...walk(abs, r));
+    else if (d.isFile()) out.push({ path: r, bytes: fs.statSync(abs).size });
+  }
+  return out;
+}
+
+export function buildIndex(modelsDir: string, baseUrl: string): { models: Entry[] } {
+  const files = walk(modelsDir);
+  // A model folder is any folder holding a config.json; nested model folders are separate models.
+  const roots = files.filter((f) => f.path === 'config.json' || f.path.endsWith('/config.json'))
+    .map((f) => f.path.slice(0, -'config.json'.length).replace(/\/$/, ''))
+    .sort((a, b) => b.length - a.length);
+  const models: Entry[] = [];
+  for (const root of roots) {
+    const prefix = root ? `${root}/` : '';
+    const mine = files.filter((f) => f.path.startsWith(prefix)
+      // exclude files that belong to a deeper model folder
+      && !roots.some((o) => o !== root && o.startsWith(prefix) && f.path.startsWith(`${o}/`)))
+      .map((f) => ({ path: f.path.slice(prefix.length), bytes: f.bytes }));
+    let config: unknown = null;
+    try { config = JSON.parse(fs.readFileSync(path.join(modelsDir, prefix, 'config.json'), 'utf8')); } catch { config = null; }
+    models.push({
+      name: root || '.',
+      url: `${baseUrl}${prefix}`,
+      totalBytes: mine.reduce((a, f) => a + f.bytes, 0),
+      files: mine.sort((a, b) => a.path.localeCompare(b.path)),
+      config,
+    });
+  }
+  models.sort((a, b) => a.name.localeCompare(b.name));
+  return { models };
+}
+
+const TYPES: Record<string, string> = { '.json': 'application/json', '.onnx': 'application/octet-stream', '.bin': 'application/octet-stream', '.txt': 'text/plain', '.jinja': 'text/plain' };
+
+export function modelsPlugin(opts: ModelsPluginOptions = {}): Plugin {
+  const route = (opts.route ?? 'models').replace(/^\/|\/$/g, '');
+  let cfg: ResolvedConfig;
+  let modelsDir = '';
+  const baseUrl = () => `${cfg.base.replace(/\/?$/, '/')}${route}/`;
+
+  return {
+    name: 'envace-models',
+    configResolved(c) {
+      cfg = c;
+      modelsDir = path.resolve(c.root, opts.dir ?? 'models');
+    },
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const url = decodeURIComponent((req.url ?? '').split('?')[0]!);
+        const base = baseUrl();
+        if (!url.startsWith(base)) return next();
+        const rel = url.slice(base.length);
+        if (rel === 'index.json') {
+          res.setHeader('Content-Type', 'application/json');
+          res.setHeader('Cache-Control', 'no-store');
+          res.end(JSON.stringify(buildIndex(modelsDir, base)));
+          return;
+        }
+        const abs = path.resolve(modelsDir, rel);
+        // Refuse anything that escapes models/ (../ tricks) or is not a plain file.
+        if (!abs.startsWith(modelsDir + path.sep) || !fs.existsSync(abs) || !fs.statSync(abs).isFile()) {
+          res.statusCode = 404;
+          res.end('not found');
+          return;
+        }
+        res.setHeader('Content-Type', TYPES[path.extname(abs)] ?? 'application/octet-stream');
+        res.setHeader('Content-Length', String(fs.statSync(abs).size));
+        fs.createReadStream(abs).pipe(res);
+      });
+    },
+    writeBundle() {
+      // Copy after Vite has emitted everything, so emptyOutDir cannot remove it.
+      const out = path.resolve(cfg.root, cfg.build.outDir, route);
+      fs.rmSync(out, { recursive: true, force: true });
+      fs.mkdirSync(out, { recursive: true });
+      for (const f of walk(modelsDir)) {
+        const dst = path.join(out, f.path);
+        fs.mkdirSync(path.dirname(dst), { recursive: true });
+        // FICLONE: a reflink where the filesystem supports it (instant for large .onnx files), else a copy.
+        fs.copyFileSync(path.join(modelsDir, f.path), dst, fs.constants.COPYFILE_FICLONE);
+      }
+      fs.writeFileSync(path.join(out, 'index.json'), JSON.stringify(buildIndex(modelsDir, baseUrl())));
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// recharts wrappers with the playground's dense styling. Animations are off: curves update every step
+// and e2e screenshots must not catch a half-drawn line.
+
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+
+export interface Series { key: string; label: string; color: string }
+
+const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
+const tooltip = { contentStyle: { background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }, labelStyle: { color: '#9aa6b8' } };
+
+export function LineMetric(props: { data: object[]; x: string; series: Series[]; height?: number; title?: string }) {
+  return (
+    <div className="chart" data-testid={`chart-${props.title ?? props.series[0]?.key}`}>
+      {props.title && <div className="chart-title">{props.title}</div>}
+      <ResponsiveContainer width="100%" height={props.height ?? 150}>
+        <LineChart data={props.data} margin={{ top: 4, right: 8, bottom: 0, left: -18 }}>
+          <CartesianGrid stroke="#1f2733" />
+          <XAxis dataKey={props.x} {...axis} />
+          <YAxis {...axis} width={52} />
+          <Tooltip {...tooltip} />
+          {props.series.length > 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
+          {props.series.map((s) => (
+            <Line key={s.key} dataKey={s.key} name={s.label} stroke={s.color} dot={false} strokeWidth={1.5}
+              isAnimationActive={false} connectNulls />
+          ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+export function BarMetric(props: { data: object[]; x: string; series: Series[]; height?: number; title?: string }) {
+  return (
+    <div className="chart" data-testid={`chart-${props.title ?? props.series[0]?.key}`}>
+      {props.title && <div className="chart-title">{props.title}</div>}
+      <ResponsiveContainer width="100%" height={props.height ?? 150}>
+        <BarChart data={props.data} margin={{ top: 4, right: 8, bottom: 0, left: -18 }}>
+          <CartesianGrid stroke="#1f2733" />
+          <XAxis dataKey={props.x} {...axis} />
+          <YAxis {...axis} width={52} />
+          <Tooltip {...tooltip} cursor={{ fill: '#1f2733' }} />
+          {props.series.length > 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
+          {props.series.map((s) => <Bar key={s.key} dataKey={s.key} name={s.label} fill={s.color} isAnimationActive={false} />)}
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+export const COLORS = { reward: '#5cc8ff', loss: '#ff8a65', grad: '#ffd166', kl: '#c792ea', fidelity: '#7bd88f', success: '#4dd0e1' };

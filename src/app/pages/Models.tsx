@@ -1,0 +1,140 @@
+// Models page: the shipped model folders (from /models/index.json, see src/app/build/modelsPlugin.ts),
+// their config and size, a sample prompt run in the worker, and the engine/backend self-tests.
+
+import { useEffect, useState } from 'react';
+import type { LoadedModel, ModelEntry, SampleResult, SelfTestResult, SmokeResult } from '../../worker/protocol';
+import { Empty, ErrorBox, Field, fmt, fmtBytes, NotAvailable, Panel } from '../components/ui';
+import { useRpc } from '../components/useRpc';
+import { useApp } from '../store';
+import { api } from '../worker';
+
+const INDEX_URL = `${import.meta.env.BASE_URL}models/index.json`;
+
+function useModelIndex() {
+  const [models, setModels] = useState<ModelEntry[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    fetch(INDEX_URL)
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${INDEX_URL}: HTTP ${r.status}`))))
+      .then((j: { models: ModelEntry[] }) => live && setModels(j.models))
+      .catch((e: Error) => live && setError(e.message));
+    return () => { live = false; };
+  }, []);
+  return { models, error };
+}
+
+export function ModelsPage() {
+  const s = useApp((st) => st.settings);
+  const set = useApp((st) => st.set);
+  const caps = useApp((st) => st.caps);
+  const { models, error } = useModelIndex();
+  const load = useRpc<LoadedModel>();
+  const sample = useRpc<SampleResult>();
+  const smoke = useRpc<SmokeResult>();
+  const self = useRpc<SelfTestResult>();
+
+  const selected = models?.find((m) => m.name === s['m.model']) ?? null;
+
+  return (
+    <div className="page page-models">
+      <Panel title="Shipped models" className="controls" testId="model-list">
+        <ErrorBox error={error} />
+        {!models && !error && <Empty>loading index…</Empty>}
+        {models && models.length === 0 && <Empty>No model folders in models/ yet (a folder with config.json is a model).</Empty>}
+        {models && models.length > 0 && (
+          <table className="rows selectable">
+            <thead><tr><th>name</th><th>type</th><th>layers</th><th>d</th><th>vocab</th><th>size</th></tr></thead>
+            <tbody>
+              {models.map((m) => {
+                const c = m.config ?? {};
+                return (
+                  <tr key={m.name} className={m.name === s['m.model'] ? 'on' : ''} onClick={() => { set('m.model', m.name); load.reset(); sample.reset(); }}>
+                    <td>{m.name}</td><td>{String(c.model_type ?? '–')}</td><td>{String(c.num_hidden_layers ?? '–')}</td>
+                    <td>{String(c.hidden_size ?? '–')}</td><td>{String(c.vocab_size ?? '–')}</td><td>{fmtBytes(m.totalBytes)}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </Panel>
+
+      <Panel title={selected ? `Model ${selected.name}` : 'Model'} className="timeline">
+        {!selected ? <Empty>Select a model to see its config and files, and to sample from it.</Empty> : (
+          <div className="model-detail">
+            <div className="cols2">
+              <div>
+                <div className="subhead">config.json</div>
+                <table className="kv"><tbody>
+                  {Object.entries(selected.config ?? {}).map(([k, v]) => (
+                    <tr key={k}><th>{k}</th><td>{typeof v === 'object' ? JSON.stringify(v) : String(v)}</td></tr>
+                  ))}
+                </tbody></table>
+              </div>
+              <div>
+                <div className="subhead">files ({fmtBytes(selected.totalBytes)})</div>
+                <table className="kv"><tbody>
+                  {selected.files.map((f) => <tr key={f.path}><th>{f.path}</th><td>{fmtBytes(f.bytes)}</td></tr>)}
+                </tbody></table>
+              </div>
+            </div>
+            <div className="subhead">sample</div>
+            <div className="fields">
+              <Field k="m.prompt" label="prompt" wide />
+              <Field k="m.max" label="max new tokens" />
+              <Field k="m.temp" label="temperature" step={0.05} />
+              <Field k="m.seed" label="seed" />
+            </div>
+            <div className="actions">
+              <button disabled={load.busy} onClick={() => void load.run(() => api.loadModel(selected.url))}>
+                {load.busy ? 'loading…' : load.result?.name === selected.name ? 'loaded ✓' : 'Load in worker'}
+              </button>
+              <button className="primary" disabled={sample.busy || load.busy}
+                onClick={() => void sample.run(async () => {
+                  if (load.result?.url !== selected.url) await api.loadModel(selected.url);
+                  return api.sample({ prompt: s['m.prompt'], maxNewTokens: s['m.max'], temperature: s['m.temp'], topP: 1, topK: 0, seed: s['m.seed'] });
+                })}>
+                {sample.busy ? 'sampling…' : 'Sample'}
+              </button>
+              {load.result && <span className="muted">loaded in {Math.round(load.result.loadMs)} ms{load.result.parameters ? ` · ${load.result.parameters.toLocaleString()} params` : ''}</span>}
+            </div>
+            {caps && !caps.generate.available && <NotAvailable what="sampling" reason={caps.generate.reason} />}
+            {(load.notAvailable || sample.notAvailable) && <NotAvailable what="sampling" reason={load.notAvailable ?? sample.notAvailable ?? ''} />}
+            <ErrorBox error={load.error ?? sample.error} />
+            {sample.result && (
+              <div className="sample-out" data-testid="sample-output">
+                <pre><span className="muted">{s['m.prompt']}</span>{sample.result.text}</pre>
+                <div className="muted">{sample.result.promptTokens} prompt + {sample.result.outputTokens} new tokens · {sample.result.finishReason} · {fmt(sample.result.tokensPerSecond, 1)} tok/s</div>
+              </div>
+            )}
+          </div>
+        )}
+      </Panel>
+
+      <Panel title="Backend checks" className="charts" testId="backend-checks">
+        <div className="actions">
+          <button disabled={smoke.busy} data-testid="run-smoke" onClick={() => void smoke.run(() => api.smokeTest())}>{smoke.busy ? 'running…' : 'Smoke test'}</button>
+          <button disabled={self.busy} data-testid="run-selftest" onClick={() => void self.run(() => api.engineSelfTest())}>{self.busy ? 'running…' : 'Engine self-test'}</button>
+        </div>
+        <ErrorBox error={smoke.error ?? self.error} />
+        {smoke.result && (
+          <div data-testid="smoke-result" className="muted">
+            smoke on {smoke.result.kind}: softmax row 0 = [{smoke.result.output.slice(0, 8).map((v) => v.toFixed(4)).join(', ')}] · {Math.round(smoke.result.ms)} ms
+          </div>
+        )}
+        {self.notAvailable && <NotAvailable what="engine self-test" reason={self.notAvailable} />}
+        {self.result && (
+          <table className="kv" data-testid="selftest-result" data-json={JSON.stringify(self.result)}><tbody>
+            <tr><th>backend</th><td>{self.result.backend}</td></tr>
+            <tr><th>loss → after AdamW</th><td>{fmt(self.result.loss, 6)} → {fmt(self.result.lossAfter, 6)}</td></tr>
+            <tr><th>grad norm</th><td>{fmt(self.result.gradNorm, 6)}</td></tr>
+            <tr><th>logits[0:6]</th><td>{self.result.logits.slice(0, 6).map((v) => v.toFixed(4)).join(', ')}</td></tr>
+            <tr><th>sampled</th><td>{self.result.sampled.join(' ')}</td></tr>
+            {Object.entries(self.result.timings).map(([k, v]) => <tr key={k}><th>{k}</th><td>{Math.round(v)} ms</td></tr>)}
+          </tbody></table>
+        )}
+      </Panel>
+    </div>
+  );
+}

@@ -1,0 +1,63 @@
+// App-wide state: the serialisable settings (mirrored into the URL hash) plus what the worker reported.
+// Per-run results (trajectories, curves) live in page-level stores next to the pages that own them.
+
+import { create } from 'zustand';
+import type { BackendInfo, Capabilities } from '../worker/protocol';
+import { parseHash, toHash, type Key, type Page, type Settings } from './urlState';
+import { api, errorText, ready } from './worker';
+
+interface AppState {
+  page: Page;
+  settings: Settings;
+  backend: BackendInfo | null;
+  backendError: string | null;
+  caps: Capabilities | null;
+  setPage(p: Page): void;
+  set<K extends Key>(k: K, v: Settings[K]): void;
+}
+
+const initial = parseHash(location.hash);
+
+export const useApp = create<AppState>((set) => ({
+  page: initial.page,
+  settings: initial.settings,
+  backend: null,
+  backendError: null,
+  caps: null,
+  setPage: (page) => set({ page }),
+  set: (k, v) => set((s) => ({ settings: { ...s.settings, [k]: v } })),
+}));
+
+// URL ⇄ store. replaceState (not pushState) for settings so dragging a slider does not flood history;
+// a page switch pushes so Back returns to the previous tab.
+let applyingHash = false;
+useApp.subscribe((s, prev) => {
+  if (applyingHash) return;
+  const hash = toHash({ page: s.page, settings: s.settings });
+  if (hash === location.hash) return;
+  const url = `${location.pathname}${location.search}${hash}`;
+  if (s.page !== prev.page) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+});
+window.addEventListener('hashchange', () => {
+  const st = parseHash(location.hash);
+  applyingHash = true;
+  useApp.setState({ page: st.page, settings: st.settings });
+  applyingHash = false;
+});
+window.addEventListener('popstate', () => {
+  const st = parseHash(location.hash);
+  applyingHash = true;
+  useApp.setState({ page: st.page, settings: st.settings });
+  applyingHash = false;
+});
+// Normalise the initial URL (drops invalid keys) without adding a history entry.
+history.replaceState(null, '', `${location.pathname}${location.search}${toHash(initial)}`);
+
+ready.then(
+  async (backend) => {
+    useApp.setState({ backend });
+    useApp.setState({ caps: await api.capabilities() });
+  },
+  (e) => useApp.setState({ backendError: errorText(e) }),
+);

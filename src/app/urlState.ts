@@ -1,0 +1,120 @@
+// Serialisable page state (TensorFlow-Playground style): every setting has a typed default, the URL hash
+// carries only values that differ from it, and parsing validates so a hand-edited link cannot put the
+// UI into a state the controls cannot show. `?backend=` and `?threads=` live in the query string because
+// they pick how the worker starts (changing them reloads); everything else is in the hash.
+
+export const PAGES = ['rollout', 'train', 'benchmarks', 'models'] as const;
+export type Page = (typeof PAGES)[number];
+
+type EnumSpec = { kind: 'enum'; values: readonly string[]; def: string };
+type IntSpec = { kind: 'int'; def: number; min: number; max: number };
+type NumSpec = { kind: 'num'; def: number; min: number; max: number };
+type StrSpec = { kind: 'str'; def: string };
+type Spec = EnumSpec | IntSpec | NumSpec | StrSpec;
+
+const en = (values: readonly string[], def: string): EnumSpec => ({ kind: 'enum', values, def });
+const int = (def: number, min: number, max: number): IntSpec => ({ kind: 'int', def, min, max });
+const num = (def: number, min: number, max: number): NumSpec => ({ kind: 'num', def, min, max });
+const str = (def: string): StrSpec => ({ kind: 'str', def });
+
+export const MODES = ['real', 'simulator', 'rehearsal'] as const;
+export const ADVANTAGES = ['role-wise', 'pooled', 'per-role'] as const;
+
+export const SCHEMA = {
+  // Rollout
+  'r.world': str('retail'),
+  'r.task': str(''),
+  'r.mode': en(MODES, 'rehearsal'),
+  'r.k': int(4, 1, 64),
+  'r.seed': int(0, 0, 2 ** 31 - 1),
+  'r.temp': num(1, 0, 2),
+  'r.turns': int(8, 1, 64),
+  // Train
+  't.world': str('retail'),
+  't.mode': en(MODES, 'rehearsal'),
+  't.steps': int(20, 1, 100000),
+  't.tasks': int(4, 1, 256),
+  't.group': int(4, 1, 64),
+  't.lr': num(1e-4, 0, 1),
+  't.kl': num(0, 0, 10),
+  't.clip': num(0.2, 0, 10),
+  't.adv': en(ADVANTAGES, 'role-wise'),
+  't.seed': int(0, 0, 2 ** 31 - 1),
+  // Benchmarks
+  'b.suite': str('retail-test'),
+  'b.k': int(4, 1, 64),
+  'b.seed': int(0, 0, 2 ** 31 - 1),
+  'b.temp': num(1, 0, 2),
+  // Models
+  'm.model': str(''),
+  'm.prompt': str('Hello'),
+  'm.max': int(16, 1, 512),
+  'm.temp': num(0, 0, 2),
+  'm.seed': int(0, 0, 2 ** 31 - 1),
+} satisfies Record<string, Spec>;
+
+export type Key = keyof typeof SCHEMA;
+type ValueOf<S extends Spec> = S extends { kind: 'str' | 'enum' } ? string : number;
+export type Settings = { [K in Key]: ValueOf<(typeof SCHEMA)[K]> };
+
+export interface UrlState { page: Page; settings: Settings }
+
+export function defaults(): Settings {
+  const out = {} as Record<string, unknown>;
+  for (const [k, s] of Object.entries(SCHEMA)) out[k] = s.def;
+  return out as Settings;
+}
+
+/** Parse one raw string against its spec; undefined means "invalid, keep the default". */
+export function coerce(spec: Spec, raw: string): string | number | undefined {
+  switch (spec.kind) {
+    case 'str': return raw;
+    case 'enum': return spec.values.includes(raw) ? raw : undefined;
+    case 'int': case 'num': {
+      const v = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(v)) return undefined;
+      if (spec.kind === 'int' && !Number.isInteger(v)) return undefined;
+      return Math.min(spec.max, Math.max(spec.min, v));
+    }
+  }
+}
+
+/** `#/train?t.lr=0.0003&t.steps=50` → state. Unknown keys and invalid values are ignored. */
+export function parseHash(hash: string): UrlState {
+  const h = hash.replace(/^#\/?/, '');
+  const q = h.indexOf('?');
+  const path = q < 0 ? h : h.slice(0, q);
+  const page = (PAGES as readonly string[]).includes(path) ? (path as Page) : 'rollout';
+  const settings = defaults() as Record<string, unknown>;
+  const params = new URLSearchParams(q < 0 ? '' : h.slice(q + 1));
+  for (const [k, raw] of params) {
+    const spec = (SCHEMA as Record<string, Spec>)[k];
+    if (!spec) continue;
+    const v = coerce(spec, raw);
+    if (v !== undefined) settings[k] = v;
+  }
+  return { page, settings: settings as Settings };
+}
+
+export function toHash(state: UrlState): string {
+  const d = defaults() as Record<string, unknown>;
+  const params = new URLSearchParams();
+  for (const k of Object.keys(SCHEMA)) {
+    const v = (state.settings as Record<string, unknown>)[k];
+    if (v !== d[k]) params.set(k, String(v));
+  }
+  const qs = params.toString();
+  return `#/${state.page}${qs ? `?${qs}` : ''}`;
+}
+
+export type BackendParam = 'auto' | 'webgpu' | 'wasm';
+
+export function parseQuery(search: string): { backend: BackendParam; threads?: number } {
+  const p = new URLSearchParams(search);
+  const b = p.get('backend');
+  const backend: BackendParam = b === 'webgpu' || b === 'wasm' ? b : 'auto';
+  const t = Number(p.get('threads'));
+  return { backend, threads: Number.isInteger(t) && t >= 1 && t <= 64 ? t : undefined };
+}
+
+export function specOf(k: Key): Spec { return SCHEMA[k] as Spec; }

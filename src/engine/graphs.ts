@@ -1,0 +1,168 @@
+// The graphs the engine runs, all built from decoderForward: HF-convention inference with KV
+// cache, a decode step that returns only the new keys/values, a forward-only graph, and the
+// training graph (forward + loss + gradients) with weights as inputs.
+import { gradients } from './autodiff';
+import { Graph, type Value } from './graph';
+import { type LlamaConfig, type Params, NEG_INF, decoderForward, headDim, paramSpecs, ropeTables } from './decoder';
+import { type LossSpec, grpoLoss, lossKey, maskedMean, tokenStats } from './losses';
+import * as O from './ops';
+
+export interface BuiltGraph {
+  bytes: Uint8Array;
+  inputNames: string[];
+  outputNames: string[];
+}
+
+function finish(g: Graph, doc: string): BuiltGraph {
+  return { bytes: g.serialize({ docString: doc }), inputNames: g.inputs.map((v) => v.name), outputNames: g.outputs.map((v) => v.name) };
+}
+
+function weightInitializers(g: Graph, cfg: LlamaConfig, params: Params): Record<string, Value> {
+  const W: Record<string, Value> = {};
+  for (const { name, shape } of paramSpecs(cfg)) {
+    if (!params[name]) throw new Error(`missing parameter ${name}`);
+    W[name] = g.initializer(name, params[name], shape);
+  }
+  return W;
+}
+
+export interface InferenceOptions {
+  /** Only the last position's logits ([batch, 1, vocab]); saves copying [batch, seq, vocab] after a prefill. */
+  lastLogitsOnly?: boolean;
+}
+
+/**
+ * Dynamic-shape decoder with KV cache in the Hugging Face convention: inputs input_ids,
+ * attention_mask [batch, past+seq], position_ids, past_key_values.{i}.key/value; outputs logits and
+ * present.{i}.key/value (full cache) or, for `step`, new.{i}.key/value (this call's entries only).
+ */
+function buildInference(cfg: LlamaConfig, params: Params, mode: 'hf' | 'step', opts: InferenceOptions): BuiltGraph {
+  const g = new Graph();
+  const H = cfg.num_attention_heads, hd = headDim(cfg), maxPos = cfg.max_position_embeddings;
+  const ids = g.input('input_ids', 'int64', ['batch_size', 'sequence_length']);
+  const mask = g.input('attention_mask', 'int64', ['batch_size', 'total_sequence_length']);
+  const pos = g.input('position_ids', 'int64', ['batch_size', 'sequence_length']);
+  const past = Array.from({ length: cfg.num_hidden_layers }, (_, i) => ({
+    key: g.input(`past_key_values.${i}.key`, 'float32', ['batch_size', H, 'past_sequence_length', hd]),
+    value: g.input(`past_key_values.${i}.value`, 'float32', ['batch_size', H, 'past_sequence_length', hd]),
+  }));
+  const W = weightInitializers(g, cfg, params);
+
+  const tables = ropeTables(cfg, maxPos);
+  const lookup = (t: Float32Array) => O.unsqueeze(O.gather(g.const(t, [maxPos, hd]), pos), [1]);
+
+  // Causal part: query at cache index past+r sees columns c <= past+r. Built by comparing slices of
+  // a constant arange, so no Range/CumSum ops and no [maxPos, maxPos] constant.
+  const arange = g.const(Array.from({ length: maxPos }, (_, i) => i), [maxPos]);
+  const P = g.dimValue('past_sequence_length'), total = g.dimValue('total_sequence_length');
+  const rows = O.slice(arange, P, total, [0], ['sequence_length']);
+  const cols = O.slice(arange, [0], total, [0], ['total_sequence_length']);
+  const negInf = g.const(NEG_INF);
+  const causal = O.where(O.greater(O.unsqueeze(cols, [0]), O.unsqueeze(rows, [1])), negInf, 0);
+  const padding = O.unsqueeze(O.mul(O.sub(1, O.cast(mask, 'float32')), NEG_INF), [1, 2]);
+
+  const out = decoderForward(cfg, W, ids, {
+    batch: 'batch_size', seq: 'sequence_length',
+    cos: lookup(tables.cos), sin: lookup(tables.sin),
+    bias: O.add(causal, padding), past,
+  });
+  let logits = O.reshape(out.logits, ['batch_size', 'sequence_length', cfg.vocab_size]);
+  if (opts.lastLogitsOnly) logits = O.slice(logits, [-1], [2 ** 31 - 1], [1], ['batch_size', 1, cfg.vocab_size]);
+  g.output(logits, 'logits');
+  const kv = mode === 'hf' ? out.present : out.newKV;
+  const prefix = mode === 'hf' ? 'present' : 'new';
+  kv.forEach((x, i) => {
+    g.output(x.key, `${prefix}.${i}.key`);
+    g.output(x.value, `${prefix}.${i}.value`);
+  });
+  // Fix the output dim names that transformers.js and callers read.
+  const seqName = mode === 'hf' ? 'total_sequence_length' : 'sequence_length';
+  for (const o of g.outputs.slice(1)) o.shape.splice(0, 4, 'batch_size', H, seqName, hd);
+  return finish(g, `llama decoder (${mode})`);
+}
+
+export const exportInference = (cfg: LlamaConfig, params: Params, opts: InferenceOptions = {}) =>
+  buildInference(cfg, params, 'hf', opts);
+
+/** Same inputs as exportInference; outputs logits and new.{i}.key/value [batch, heads, seq, head_dim]. */
+export const exportDecodeStep = (cfg: LlamaConfig, params: Params, opts: InferenceOptions = {}) =>
+  buildInference(cfg, params, 'step', opts);
+
+// ---------------- static-shape graphs with weights as inputs ----------------
+
+function staticForward(g: Graph, cfg: LlamaConfig, B: number, T: number) {
+  const W: Record<string, Value> = {};
+  for (const { name, shape } of paramSpecs(cfg)) W[name] = g.input(name, 'float32', shape);
+  const ids = g.input('input_ids', 'int64', [B, T]);
+  const hd = headDim(cfg);
+  const tables = ropeTables(cfg, T);
+  const bias = new Float32Array(T * T);
+  for (let r = 0; r < T; r++) for (let c = r + 1; c < T; c++) bias[r * T + c] = NEG_INF;
+  const out = decoderForward(cfg, W, ids, {
+    batch: B, seq: T,
+    cos: g.const(tables.cos, [T, hd]), sin: g.const(tables.sin, [T, hd]),
+    bias: g.const(bias, [T, T]),
+  });
+  return { W, ids, logits: out.logits };
+}
+
+/** Forward only: params + input_ids [B, T] → logits [B, T, vocab]. Causal, positions 0..T-1. */
+export function buildForwardGraph(cfg: LlamaConfig, B: number, T: number): BuiltGraph {
+  const g = new Graph();
+  const { logits } = staticForward(g, cfg, B, T);
+  g.output(O.reshape(logits, [B, T, cfg.vocab_size]), 'logits');
+  return finish(g, 'llama forward');
+}
+
+export interface TrainGraphOptions {
+  /** false: no gradients (a scoring graph for old/ref log-probs); default true. */
+  grads?: boolean;
+}
+
+/**
+ * Forward + loss + gradients for a [B, T] batch. Rows are right-padded sequences starting at
+ * position 0 (no attention_mask: causality already keeps padding out of earlier positions).
+ *
+ * Inputs: every parameter under its HF name; input_ids, target_ids (int64 [B, T]); loss_mask
+ * (float [B, T]). GRPO adds advantages, old_logprobs (and ref_logprobs, kl_coef when kl ≠ none),
+ * clip_ratio_low, clip_ratio_high, clip_ratio_c (float [1]). The loss kind, KL type and
+ * aggregation mode are baked into the graph; the coefficients are inputs, so one session serves
+ * any setting.
+ *
+ * Outputs: loss, logprobs [B, T] (log p(target)), entropy [B, T], grad.<param>; GRPO adds pg_loss,
+ * kl_loss, clipfrac, clipfrac_lower, ppo_kl (verl metric names without the "actor/" prefix).
+ */
+export function buildTrainGraph(cfg: LlamaConfig, B: number, T: number, loss: LossSpec, opts: TrainGraphOptions = {}): BuiltGraph {
+  const g = new Graph();
+  const { W, logits } = staticForward(g, cfg, B, T);
+  const targets = g.input('target_ids', 'int64', [B, T]);
+  const mask = g.input('loss_mask', 'float32', [B, T]);
+  const stats = tokenStats(logits, O.reshape(targets, [-1]));
+  const logp = O.reshape(stats.logp, [B, T]);
+
+  const extra: [Value, string][] = [];
+  let total: Value;
+  if (loss.kind === 'ce') {
+    total = O.neg(maskedMean(logp, mask));
+  } else {
+    const advantages = g.input('advantages', 'float32', [B, T]);
+    const oldLogp = g.input('old_logprobs', 'float32', [B, T]);
+    const refLogp = loss.kl !== 'none' ? g.input('ref_logprobs', 'float32', [B, T]) : undefined;
+    const clipLow = g.input('clip_ratio_low', 'float32', [1]);
+    const clipHigh = g.input('clip_ratio_high', 'float32', [1]);
+    const clipC = g.input('clip_ratio_c', 'float32', [1]);
+    const klCoef = loss.kl !== 'none' ? g.input('kl_coef', 'float32', [1]) : undefined;
+    const r = grpoLoss({ logp, oldLogp, refLogp, advantages, mask, clipLow, clipHigh, clipC, klCoef }, loss.agg, loss.kl);
+    total = r.loss;
+    extra.push([r.pgLoss, 'pg_loss'], [r.clipfrac, 'clipfrac'], [r.clipfracLower, 'clipfrac_lower'], [r.ppoKl, 'ppo_kl']);
+    if (r.klLoss) extra.push([r.klLoss, 'kl_loss']);
+  }
+  const names = paramSpecs(cfg).map((p) => p.name);
+  const grads = opts.grads === false ? [] : gradients(total, names.map((n) => W[n]));
+  g.output(total, 'loss');
+  g.output(logp, 'logprobs');
+  g.output(O.reshape(stats.entropy, [B, T]), 'entropy');
+  for (const [v, n] of extra) g.output(v, n);
+  grads.forEach((d, i) => g.output(d, `grad.${names[i]}`));
+  return finish(g, `llama train ${lossKey(loss)} ${B}x${T}`);
+}

@@ -1,0 +1,136 @@
+// The one runtime interface the engine runs graphs through. It knows nothing about Node or
+// about a particular ORT package: `createOrtRuntime` adapts any module shaped like
+// onnxruntime-node / onnxruntime-web, so the browser worker and Node share this code.
+
+export type BackendKind = 'webgpu' | 'wasm' | 'cpu';
+export interface Backend { kind: BackendKind; detail: string }
+
+export type TensorType = 'float32' | 'int64';
+export interface HostTensor {
+  type: TensorType;
+  data: Float32Array | BigInt64Array;
+  dims: number[];
+}
+
+export type Feeds = Record<string, HostTensor | NativeTensor>;
+
+export interface RunOptions {
+  /** Output names to fetch (default: all). Fetching fewer avoids device→host copies. */
+  fetches?: string[];
+  /** Output names to return as backend-native tensors (not copied to the host). */
+  keepNative?: string[];
+}
+
+export interface NativeTensor { readonly native: unknown; readonly dims: readonly number[]; dispose?(): void }
+
+export interface Session {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  run(feeds: Feeds, opts?: RunOptions): Promise<Record<string, HostTensor>>;
+  /** Like run, but outputs listed in keepNative come back as NativeTensor. */
+  runMixed(feeds: Feeds, opts?: RunOptions): Promise<Record<string, HostTensor | NativeTensor>>;
+  release(): Promise<void>;
+}
+
+export interface SessionOptions {
+  /** Passed through to the ORT session options (e.g. preferredOutputLocation, graphOptimizationLevel). */
+  extra?: Record<string, unknown>;
+}
+
+export interface Runtime {
+  readonly backend: Backend;
+  createSession(model: Uint8Array, opts?: SessionOptions): Promise<Session>;
+}
+
+// ---- helpers for building feeds ----
+export const f32 = (data: Float32Array | number[], dims: number[]): HostTensor =>
+  ({ type: 'float32', data: data instanceof Float32Array ? data : Float32Array.from(data), dims });
+export const i64 = (data: ArrayLike<number> | BigInt64Array, dims: number[]): HostTensor => ({
+  type: 'int64',
+  data: data instanceof BigInt64Array ? data : BigInt64Array.from(Array.from(data as ArrayLike<number>, (x) => BigInt(x))),
+  dims,
+});
+export const scalar = (x: number): HostTensor => f32([x], [1]);
+
+export function isNative(t: HostTensor | NativeTensor): t is NativeTensor {
+  return (t as NativeTensor).native !== undefined;
+}
+
+// ---- ORT adapter ----
+/** The slice of an onnxruntime module (node or web) this adapter uses. */
+export interface OrtLike {
+  Tensor: new (type: TensorType, data: Float32Array | BigInt64Array, dims: readonly number[]) => unknown;
+  InferenceSession: { create(model: Uint8Array, options?: Record<string, unknown>): Promise<OrtSessionLike> };
+}
+interface OrtTensorLike { type: string; data: unknown; dims: readonly number[]; location?: string; dispose?(): void }
+interface OrtSessionLike {
+  inputNames: readonly string[];
+  outputNames: readonly string[];
+  run(feeds: Record<string, unknown>, fetches?: readonly string[]): Promise<Record<string, OrtTensorLike>>;
+  release(): Promise<void>;
+}
+
+export function createOrtRuntime(ort: OrtLike, backend: Backend, baseOptions: Record<string, unknown> = {}): Runtime {
+  return {
+    backend,
+    async createSession(model, opts = {}) {
+      const s = await ort.InferenceSession.create(model, { ...baseOptions, ...(opts.extra ?? {}) });
+      const toOrt = (feeds: Feeds) => {
+        const out: Record<string, unknown> = {};
+        for (const [k, t] of Object.entries(feeds)) out[k] = isNative(t) ? t.native : new ort.Tensor(t.type, t.data, t.dims);
+        return out;
+      };
+      const runMixed = async (feeds: Feeds, ro: RunOptions = {}) => {
+        const res = await s.run(toOrt(feeds), ro.fetches);
+        const out: Record<string, HostTensor | NativeTensor> = {};
+        for (const [k, t] of Object.entries(res)) {
+          if (ro.keepNative?.includes(k)) out[k] = { native: t, dims: t.dims, dispose: () => t.dispose?.() };
+          else out[k] = { type: t.type as TensorType, data: t.data as Float32Array | BigInt64Array, dims: [...t.dims] };
+        }
+        return out;
+      };
+      return {
+        inputNames: s.inputNames,
+        outputNames: s.outputNames,
+        runMixed,
+        run: (feeds, ro) => runMixed(feeds, { ...ro, keepNative: [] }) as Promise<Record<string, HostTensor>>,
+        release: () => s.release(),
+      };
+    },
+  };
+}
+
+// ---- shape buckets ----
+/** Smallest bucket >= n (buckets ascending); throws when n exceeds the largest. */
+export function bucketFor(n: number, buckets: readonly number[]): number {
+  for (const b of buckets) if (b >= n) return b;
+  throw new Error(`length ${n} exceeds largest bucket ${buckets[buckets.length - 1]}`);
+}
+
+/**
+ * Sessions keyed by graph kind + shape bucket. Static-shape graphs need one session per bucket;
+ * building the ONNX bytes is deferred until a bucket is first used.
+ */
+export class SessionCache {
+  private sessions = new Map<string, Promise<Session>>();
+  constructor(readonly runtime: Runtime, private readonly opts?: SessionOptions) {}
+
+  get(graphKey: string, bucket: string | number, build: () => Uint8Array | Promise<Uint8Array>): Promise<Session> {
+    const key = `${graphKey}@${bucket}`;
+    let s = this.sessions.get(key);
+    if (!s) {
+      s = Promise.resolve(build()).then((bytes) => this.runtime.createSession(bytes, this.opts));
+      s.catch(() => this.sessions.delete(key));
+      this.sessions.set(key, s);
+    }
+    return s;
+  }
+
+  has(graphKey: string, bucket: string | number): boolean { return this.sessions.has(`${graphKey}@${bucket}`); }
+
+  async clear(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    for (const s of all) await (await s.catch(() => null))?.release();
+  }
+}

@@ -1,0 +1,106 @@
+// safetensors: 8-byte little-endian header length, a JSON header, then raw little-endian tensor data.
+// Only F32 and I64 are needed here; other dtypes are rejected rather than silently misread.
+
+export type SafeDType = 'F32' | 'I64';
+
+export interface SafeTensor {
+  dtype: SafeDType;
+  shape: number[];
+  data: Float32Array | BigInt64Array;
+}
+
+export type SafeTensors = Record<string, SafeTensor>;
+
+const BYTES: Record<SafeDType, number> = { F32: 4, I64: 8 };
+
+export function f32(shape: number[], data: Float32Array): SafeTensor { return { dtype: 'F32', shape, data }; }
+export function i64(shape: number[], data: BigInt64Array): SafeTensor { return { dtype: 'I64', shape, data }; }
+
+/** Serialises tensors (sorted by name, like the reference writer) with optional string metadata. */
+export function writeSafetensors(tensors: SafeTensors, metadata?: Record<string, string>): Uint8Array {
+  const names = Object.keys(tensors).sort();
+  const header: Record<string, unknown> = {};
+  if (metadata && Object.keys(metadata).length) header.__metadata__ = metadata;
+  let offset = 0;
+  for (const n of names) {
+    const t = tensors[n];
+    const numel = t.shape.reduce((a, b) => a * b, 1);
+    if (t.data.length !== numel) throw new Error(`${n}: shape ${t.shape} needs ${numel} values, has ${t.data.length}`);
+    if (t.dtype === 'F32' && !(t.data instanceof Float32Array)) throw new Error(`${n}: F32 needs Float32Array`);
+    if (t.dtype === 'I64' && !(t.data instanceof BigInt64Array)) throw new Error(`${n}: I64 needs BigInt64Array`);
+    const nbytes = numel * BYTES[t.dtype];
+    header[n] = { dtype: t.dtype, shape: t.shape, data_offsets: [offset, offset + nbytes] };
+    offset += nbytes;
+  }
+  let hjson = new TextEncoder().encode(JSON.stringify(header));
+  // Pad the header with spaces to 8 bytes so the data section is aligned for zero-copy views.
+  const pad = (8 - (hjson.length % 8)) % 8;
+  if (pad) {
+    const p = new Uint8Array(hjson.length + pad).fill(0x20);
+    p.set(hjson);
+    hjson = p;
+  }
+  const out = new Uint8Array(8 + hjson.length + offset);
+  const dv = new DataView(out.buffer);
+  dv.setBigUint64(0, BigInt(hjson.length), true);
+  out.set(hjson, 8);
+  let pos = 8 + hjson.length;
+  const le = littleEndian();
+  for (const n of names) {
+    const t = tensors[n];
+    const bytes = new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+    if (le) out.set(bytes, pos);
+    else writeSwapped(out, pos, t);
+    pos += t.data.byteLength;
+  }
+  return out;
+}
+
+export interface ReadResult { tensors: SafeTensors; metadata: Record<string, string> }
+
+export function readSafetensors(buf: Uint8Array | ArrayBuffer): ReadResult {
+  const u8 = buf instanceof Uint8Array ? buf : new Uint8Array(buf);
+  if (u8.length < 8) throw new Error('safetensors: file too short');
+  const dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
+  const hlen = Number(dv.getBigUint64(0, true));
+  if (8 + hlen > u8.length) throw new Error('safetensors: header length exceeds file');
+  const header = JSON.parse(new TextDecoder().decode(u8.subarray(8, 8 + hlen))) as Record<string, any>;
+  const base = 8 + hlen;
+  const dataLen = u8.length - base;
+  const tensors: SafeTensors = {};
+  let metadata: Record<string, string> = {};
+  for (const [name, info] of Object.entries(header)) {
+    if (name === '__metadata__') { metadata = info; continue; }
+    const dtype = info.dtype as string;
+    if (dtype !== 'F32' && dtype !== 'I64') throw new Error(`safetensors: ${name} has unsupported dtype ${dtype}`);
+    const [s, e] = info.data_offsets as [number, number];
+    const shape = info.shape as number[];
+    const numel = shape.reduce((a, b) => a * b, 1);
+    if (e < s || e > dataLen || e - s !== numel * BYTES[dtype]) throw new Error(`safetensors: bad offsets for ${name}`);
+    // Copy: the source may be unaligned or a shared buffer we must not alias.
+    const bytes = u8.slice(base + s, base + e);
+    const le = littleEndian();
+    if (dtype === 'F32') {
+      const a = new Float32Array(bytes.buffer);
+      if (!le) swapInPlace(bytes, 4);
+      tensors[name] = { dtype, shape, data: a };
+    } else {
+      const a = new BigInt64Array(bytes.buffer);
+      if (!le) swapInPlace(bytes, 8);
+      tensors[name] = { dtype, shape, data: a };
+    }
+  }
+  return { tensors, metadata };
+}
+
+function littleEndian(): boolean { return new Uint8Array(new Uint16Array([1]).buffer)[0] === 1; }
+
+function swapInPlace(b: Uint8Array, w: number): void {
+  for (let i = 0; i < b.length; i += w) b.subarray(i, i + w).reverse();
+}
+
+function writeSwapped(out: Uint8Array, pos: number, t: SafeTensor): void {
+  const b = new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength).slice();
+  swapInPlace(b, BYTES[t.dtype]);
+  out.set(b, pos);
+}

@@ -1,0 +1,406 @@
+// Batched autoregressive sampling with a key/value cache held in JavaScript buffers.
+//
+// Two ways to step, chosen per sampler:
+//  - 'fast': a decode-step graph that returns only the new token's keys/values; the cache lives in a
+//    fixed-capacity [B, H, cap, D] buffer per layer and unused slots are masked out. This avoids the
+//    full-cache copy back to JS every step that dominates the HF-convention graph (see PLATFORM.md).
+//  - 'exact': the standard HF-convention graph fed exactly like transformers.js feeds it (past of the
+//    true length, no prompt de-duplication), so greedy output matches it token for token.
+import { Rng } from './rng';
+import type { GenerateRequest, Generation, TextGenerator } from './generator';
+import type { BPETokenizer } from './tokenizer';
+import type { Feeds, HostTensor, Runtime } from './runtime';
+import { headDim, type LlamaConfig, type Params } from './decoder';
+import { exportDecodeStep, exportInference } from './graphs';
+import type { ModelFolder } from './modelFolder';
+
+// Per-row token choice and stop-string tracking, independent of how logits are produced.
+
+export interface SampleParams { temperature: number; topP: number; topK: number }
+
+export interface Choice { token: number; logprob: number; entropy: number }
+
+/** Scratch buffers reused across calls so the hot loop does not allocate per token. */
+export class SampleScratch {
+  idx: Int32Array;
+  p: Float64Array;
+  sorted: Float32Array;
+  constructor(vocab: number) {
+    this.idx = new Int32Array(vocab);
+    this.p = new Float64Array(vocab);
+    this.sorted = new Float32Array(vocab);
+  }
+}
+
+/**
+ * Chooses the next token from logits[off, off+V). The reported log-prob and entropy are those of the
+ * model's own distribution (softmax of the raw logits, before temperature and truncation), which is
+ * what policy-gradient code needs; the choice itself uses temperature, top-k and top-p.
+ */
+export function chooseToken(logits: Float32Array, off: number, V: number, sp: SampleParams, rng: Rng | null, s: SampleScratch): Choice {
+  let max = -Infinity, arg = 0;
+  for (let i = 0; i < V; i++) { const v = logits[off + i]; if (v > max) { max = v; arg = i; } }
+  let z = 0;
+  for (let i = 0; i < V; i++) z += Math.exp(logits[off + i] - max);
+  const lse = max + Math.log(z);
+  let ent = 0;
+  for (let i = 0; i < V; i++) {
+    const lp = logits[off + i] - lse;
+    if (lp > -745) ent -= Math.exp(lp) * lp;
+  }
+  const pick = (t: number): Choice => ({ token: t, logprob: logits[off + t] - lse, entropy: ent });
+  if (sp.temperature <= 0 || rng === null) return pick(arg);
+
+  const invT = 1 / sp.temperature;
+  const p = s.p;
+  let sum = 0;
+  for (let i = 0; i < V; i++) { const e = Math.exp((logits[off + i] - max) * invT); p[i] = e; sum += e; }
+
+  const useK = sp.topK > 0 && sp.topK < V;
+  const useP = sp.topP > 0 && sp.topP < 1;
+  if (!useK && !useP) return pick(drawFrom(p, null, V, sum, rng));
+
+  // Candidate set before sorting: top-k by a threshold on the k-th largest logit; for top-p, every
+  // token whose probability is below (1-p)/V can be dropped safely, because all such tokens together
+  // carry less than 1-p of the mass, so the nucleus always lies within the rest.
+  let thr = -Infinity;
+  if (useK) {
+    s.sorted.set(logits.subarray(off, off + V));
+    s.sorted.sort();
+    thr = s.sorted[V - sp.topK];
+  }
+  const pThr = useP ? ((1 - sp.topP) / V) * sum : 0;
+  let n = 0;
+  for (let i = 0; i < V; i++) if (logits[off + i] >= thr && p[i] >= pThr) s.idx[n++] = i;
+  const cand = Array.from(s.idx.subarray(0, n));
+  // Ties broken by index so a seed gives the same tokens wherever this runs.
+  cand.sort((a, b) => (logits[off + b] - logits[off + a]) || (a - b));
+  if (useK && cand.length > sp.topK) cand.length = sp.topK;
+  if (useP) {
+    let tot = 0;
+    for (const i of cand) tot += p[i];
+    let cum = 0, keep = 0;
+    for (const i of cand) { cum += p[i]; keep++; if (cum >= sp.topP * tot) break; }
+    cand.length = keep;
+  }
+  let csum = 0;
+  for (const i of cand) csum += p[i];
+  let u = rng.uniform() * csum;
+  for (const i of cand) { u -= p[i]; if (u < 0) return pick(i); }
+  return pick(cand[cand.length - 1]);
+}
+
+function drawFrom(p: Float64Array, _idx: null, V: number, sum: number, rng: Rng): number {
+  let u = rng.uniform() * sum;
+  let last = 0;
+  for (let i = 0; i < V; i++) {
+    if (p[i] > 0) { last = i; u -= p[i]; if (u < 0) return i; }
+  }
+  return last;
+}
+
+/** Finds the earliest stop string in text, looking only where new text could have created one. */
+export function findStop(text: string, stops: readonly string[], searchFrom: number): number {
+  let best = -1;
+  for (const st of stops) {
+    if (!st) continue;
+    const at = text.indexOf(st, Math.max(0, searchFrom - st.length + 1));
+    if (at >= 0) {
+      const end = at + st.length;
+      if (best < 0 || end < best) best = end;
+    }
+  }
+  return best;
+}
+
+/** The model side of sampling. Shapes are row-major; K/V buffers are one Float32Array per layer. */
+export interface KVModel {
+  readonly numLayers: number;
+  readonly numKvHeads: number;
+  readonly headDim: number;
+  readonly vocabSize: number;
+  /**
+   * Forward over left-padded rows [B, T] with an empty cache. Returns the last position's logits
+   * [B, V] and the keys/values of all T positions, [B, H, T, D] per layer.
+   */
+  prefill(ids: Int32Array, mask: Uint8Array, pos: Int32Array, B: number, T: number): Promise<StepOut>;
+  /**
+   * One token per row. `keys`/`values` hold `cap` slots per row, [B, H, cap, D]; `mask` is [B, cap + 1]
+   * (the last column is the new token itself). Returns logits [B, V] and either the new token's
+   * keys/values ([B, H, 1, D], kind 'new') or the whole cache including it ([B, H, cap + 1, D], 'present').
+   */
+  step(ids: Int32Array, pos: Int32Array, mask: Uint8Array, keys: Float32Array[], values: Float32Array[], B: number, cap: number): Promise<StepOut>;
+  /** 'fast' models return only new K/V from step; 'exact' ones return the full present cache. */
+  readonly stepKind: 'new' | 'present';
+}
+
+export interface StepOut { logits: Float32Array; keys: Float32Array[]; values: Float32Array[] }
+
+export interface SamplerOptions {
+  name?: string;
+  maxContext: number;
+  eosTokenIds: number[];
+  padTokenId: number;
+  /** Identical prompts in one call are prefilled once and their cache copied (default: on for 'new'-kind models). */
+  dedupPrompts?: boolean;
+  /** Drop finished rows from the batch once at most this fraction is still running (default 0.5; 0 = never). */
+  compactBelow?: number;
+}
+
+interface Row {
+  req: GenerateRequest;
+  prompt: number[];
+  out: number[];
+  logprobs: number[];
+  entropy: number[];
+  rng: Rng | null;
+  maxNew: number;
+  done: Generation['finishReason'] | null;
+  text: string;
+  stopEnd: number;
+}
+
+export class Sampler implements TextGenerator {
+  readonly name: string;
+  readonly maxContext: number;
+  private readonly eos: Set<number>;
+  private readonly scratch: SampleScratch;
+
+  constructor(readonly model: KVModel, readonly tokenizer: BPETokenizer, readonly opts: SamplerOptions) {
+    this.name = opts.name ?? 'engine-sampler';
+    this.maxContext = opts.maxContext;
+    this.eos = new Set(opts.eosTokenIds);
+    this.scratch = new SampleScratch(model.vocabSize);
+  }
+
+  countTokens(text: string): number { return this.tokenizer.encode(text).length; }
+
+  async generate(reqs: GenerateRequest[]): Promise<Generation[]> {
+    if (reqs.length === 0) return [];
+    const m = this.model;
+    const L = m.numLayers, H = m.numKvHeads, D = m.headDim, V = m.vocabSize, HD = H * D;
+    const rows: Row[] = reqs.map((req) => {
+      let prompt = this.tokenizer.encode(req.prompt);
+      // Keep the most recent context when a prompt alone would not fit.
+      if (prompt.length > this.maxContext - 1) prompt = prompt.slice(prompt.length - (this.maxContext - 1));
+      if (prompt.length === 0) prompt = [this.opts.padTokenId];
+      const maxNew = Math.max(0, Math.min(req.maxNewTokens, this.maxContext - prompt.length));
+      return {
+        req, prompt, out: [], logprobs: [], entropy: [], maxNew, text: '', stopEnd: -1,
+        rng: req.temperature > 0 ? new Rng(req.seed) : null,
+        done: maxNew === 0 ? 'length' : null,
+      };
+    });
+
+    // Prefill unique prompts, left-padded to a common length.
+    const dedup = this.opts.dedupPrompts ?? m.stepKind === 'new';
+    const uniq: number[][] = [];
+    const rowToU: number[] = [];
+    const seen = new Map<string, number>();
+    for (const r of rows) {
+      const key = r.prompt.join(',');
+      let u = dedup ? seen.get(key) : undefined;
+      if (u === undefined) { u = uniq.length; uniq.push(r.prompt); seen.set(key, u); }
+      rowToU.push(u);
+    }
+    const U = uniq.length;
+    const Tp = Math.max(...uniq.map((p) => p.length));
+    const ids = new Int32Array(U * Tp).fill(this.opts.padTokenId);
+    const pmask = new Uint8Array(U * Tp);
+    const pos = new Int32Array(U * Tp);
+    uniq.forEach((p, u) => {
+      const off = u * Tp + (Tp - p.length);
+      for (let i = 0; i < p.length; i++) { ids[off + i] = p[i]; pmask[off + i] = 1; pos[off + i] = i; }
+      for (let i = 0; i < Tp - p.length; i++) pos[u * Tp + i] = 1;
+    });
+    // Left padding gives every row the same slot count, so the longest prompt bounds all rows.
+    for (const r of rows) {
+      r.maxNew = Math.min(r.maxNew, this.maxContext - Tp);
+      if (r.maxNew <= 0) { r.maxNew = 0; r.done = 'length'; }
+    }
+    const pre = await m.prefill(ids, pmask, pos, U, Tp);
+
+    const B = rows.length;
+    const maxNew = Math.max(...rows.map((r) => r.maxNew));
+    // 'new' kind: allocate every slot the longest row can need, once, so every step has one shape.
+    let cap = m.stepKind === 'new' ? Tp + Math.max(0, maxNew - 1) : Tp;
+    let keys: Float32Array[] = [], values: Float32Array[] = [];
+    for (let l = 0; l < L; l++) {
+      const K = new Float32Array(B * HD * cap), Vv = new Float32Array(B * HD * cap);
+      for (let b = 0; b < B; b++) {
+        const u = rowToU[b];
+        for (let h = 0; h < H; h++) {
+          const src = (u * H + h) * Tp * D, dst = (b * H + h) * cap * D;
+          K.set(pre.keys[l].subarray(src, src + Tp * D), dst);
+          Vv.set(pre.values[l].subarray(src, src + Tp * D), dst);
+        }
+      }
+      keys.push(K); values.push(Vv);
+    }
+    // Prompt part of the mask per row; generated slots are appended as they are filled.
+    const promptMask: Uint8Array[] = rows.map((_, b) => pmask.subarray(rowToU[b] * Tp, rowToU[b] * Tp + Tp));
+
+    // active[i] = index into rows of batch slot i.
+    let active = rows.map((_, i) => i);
+    const accept = (b: number, logits: Float32Array, off: number) => {
+      const r = rows[b];
+      const c = chooseToken(logits, off, V, r.req, r.rng, this.scratch);
+      r.out.push(c.token); r.logprobs.push(c.logprob); r.entropy.push(c.entropy);
+      if (this.eos.has(c.token)) { r.done = 'eos'; return; }
+      if (r.req.stop.length) {
+        const prevLen = r.text.length;
+        r.text = this.tokenizer.decode(r.out);
+        // A trailing partial UTF-8 sequence decodes to U+FFFD and changes later, so search a bit back.
+        const end = findStop(r.text, r.req.stop, Math.max(0, prevLen - 4));
+        if (end >= 0) { r.done = 'stop'; r.stopEnd = end; return; }
+      }
+      if (r.out.length >= r.maxNew) r.done = 'length';
+    };
+    for (let b = 0; b < B; b++) if (!rows[b].done) accept(b, pre.logits, rowToU[b] * V);
+
+    let t = 0; // generated tokens already in the cache
+    const compactBelow = this.opts.compactBelow ?? 0.5;
+    for (;;) {
+      const live = active.filter((b) => !rows[b].done);
+      if (live.length === 0) break;
+      if (live.length < active.length && compactBelow > 0 && live.length <= active.length * compactBelow) {
+        const keepSlots = active.map((b, i) => [b, i] as const).filter(([b]) => !rows[b].done).map(([, i]) => i);
+        keys = keys.map((K) => gatherRows(K, keepSlots, HD * cap));
+        values = values.map((Vv) => gatherRows(Vv, keepSlots, HD * cap));
+        active = live;
+      }
+      const Bc = active.length;
+      const stepIds = new Int32Array(Bc), stepPos = new Int32Array(Bc);
+      const mask = new Uint8Array(Bc * (cap + 1));
+      for (let i = 0; i < Bc; i++) {
+        const r = rows[active[i]];
+        // Finished rows ride along (until compaction) with a harmless repeated token.
+        stepIds[i] = r.out[r.out.length - 1];
+        stepPos[i] = r.prompt.length + Math.min(t, r.out.length - 1);
+        mask.set(promptMask[active[i]], i * (cap + 1));
+        mask.fill(1, i * (cap + 1) + Tp, i * (cap + 1) + Tp + t);
+        mask[i * (cap + 1) + cap] = 1;
+      }
+      const so = await m.step(stepIds, stepPos, mask, keys, values, Bc, cap);
+      if (m.stepKind === 'present') {
+        keys = so.keys; values = so.values; cap += 1;
+      } else {
+        const slot = Tp + t;
+        for (let l = 0; l < L; l++) {
+          const K = keys[l], Vv = values[l], nk = so.keys[l], nv = so.values[l];
+          for (let i = 0; i < Bc; i++) for (let h = 0; h < H; h++) {
+            const src = (i * H + h) * D, dst = ((i * H + h) * cap + slot) * D;
+            K.set(nk.subarray(src, src + D), dst);
+            Vv.set(nv.subarray(src, src + D), dst);
+          }
+        }
+      }
+      t++;
+      for (let i = 0; i < Bc; i++) if (!rows[active[i]].done) accept(active[i], so.logits, i * V);
+    }
+
+    return rows.map((r) => {
+      const body = r.done === 'eos' ? r.out.slice(0, -1) : r.out;
+      let text = this.tokenizer.decode(body);
+      if (r.done === 'stop') text = text.slice(0, r.stopEnd);
+      return {
+        text, promptIds: r.prompt, outputIds: r.out, logprobs: r.logprobs, entropy: r.entropy,
+        finishReason: r.done ?? 'length',
+      };
+    });
+  }
+}
+
+function gatherRows(src: Float32Array, slots: number[], rowLen: number): Float32Array {
+  const out = new Float32Array(slots.length * rowLen);
+  slots.forEach((s, i) => out.set(src.subarray(s * rowLen, (s + 1) * rowLen), i * rowLen));
+  return out;
+}
+
+// ---------------- ONNX-backed model ----------------
+
+const toI64 = (a: ArrayLike<number>) => { const o = new BigInt64Array(a.length); for (let i = 0; i < a.length; i++) o[i] = BigInt(a[i]); return o; };
+
+/** Last position's logits out of [B, T, V] (a no-op view when T is already 1). */
+function lastRows(logits: Float32Array, B: number, T: number, V: number): Float32Array {
+  if (T === 1) return logits;
+  const out = new Float32Array(B * V);
+  for (let b = 0; b < B; b++) out.set(logits.subarray(((b + 1) * T - 1) * V, (b + 1) * T * V), b * V);
+  return out;
+}
+
+export interface OrtKVModelOptions {
+  /**
+   * 'fast' (default): prefill with the HF graph (last logits only), then the decode-step graph.
+   * 'exact': the given HF-convention graph for everything, fed like transformers.js feeds it.
+   */
+  mode?: 'fast' | 'exact';
+  /** For 'exact': the graph bytes to run (e.g. the folder's onnx/model.onnx); built when omitted. */
+  hfGraph?: Uint8Array;
+}
+
+/** A KVModel over sessions of the engine's inference graphs, on any Runtime (Node CPU, WASM, WebGPU). */
+export async function createOrtKVModel(runtime: Runtime, cfg: LlamaConfig, params: Params, opts: OrtKVModelOptions = {}): Promise<KVModel & { release(): Promise<void> }> {
+  const L = cfg.num_hidden_layers, H = cfg.num_key_value_heads, D = headDim(cfg), V = cfg.vocab_size;
+  const mode = opts.mode ?? 'fast';
+  const prefillSess = await runtime.createSession(
+    mode === 'exact' ? (opts.hfGraph ?? exportInference(cfg, params).bytes) : exportInference(cfg, params, { lastLogitsOnly: true }).bytes,
+  );
+  const stepSess = mode === 'exact' ? prefillSess : await runtime.createSession(exportDecodeStep(cfg, params, { lastLogitsOnly: true }).bytes);
+  const kvFeeds = (feeds: Feeds, keys: Float32Array[] | null, values: Float32Array[] | null, B: number, P: number) => {
+    for (let l = 0; l < L; l++) {
+      feeds[`past_key_values.${l}.key`] = { type: 'float32', data: keys ? keys[l] : new Float32Array(0), dims: [B, H, P, D] };
+      feeds[`past_key_values.${l}.value`] = { type: 'float32', data: values ? values[l] : new Float32Array(0), dims: [B, H, P, D] };
+    }
+    return feeds;
+  };
+  const collect = (res: Record<string, HostTensor>, prefix: string) => ({
+    keys: Array.from({ length: L }, (_, l) => res[`${prefix}.${l}.key`].data as Float32Array),
+    values: Array.from({ length: L }, (_, l) => res[`${prefix}.${l}.value`].data as Float32Array),
+  });
+  return {
+    numLayers: L, numKvHeads: H, headDim: D, vocabSize: V,
+    stepKind: mode === 'exact' ? 'present' : 'new',
+    async prefill(ids, mask, pos, B, T) {
+      const res = await prefillSess.run(kvFeeds({
+        input_ids: { type: 'int64', data: toI64(ids), dims: [B, T] },
+        attention_mask: { type: 'int64', data: toI64(mask), dims: [B, T] },
+        position_ids: { type: 'int64', data: toI64(pos), dims: [B, T] },
+      }, null, null, B, 0));
+      const logits = res.logits.data as Float32Array;
+      return { logits: lastRows(logits, B, res.logits.dims[1], V), ...collect(res, 'present') };
+    },
+    async step(ids, pos, mask, keys, values, B, cap) {
+      const res = await stepSess.run(kvFeeds({
+        input_ids: { type: 'int64', data: toI64(ids), dims: [B, 1] },
+        attention_mask: { type: 'int64', data: toI64(mask), dims: [B, cap + 1] },
+        position_ids: { type: 'int64', data: toI64(pos), dims: [B, 1] },
+      }, keys, values, B, cap));
+      return { logits: res.logits.data as Float32Array, ...collect(res, mode === 'exact' ? 'present' : 'new') };
+    },
+    async release() {
+      await prefillSess.release();
+      if (stepSess !== prefillSess) await stepSess.release();
+    },
+  };
+}
+
+export interface FolderSamplerOptions extends OrtKVModelOptions {
+  /** Extra token ids that end a row (the folder's eos is always included). */
+  extraEosIds?: number[];
+  name?: string;
+}
+
+/** A ready TextGenerator for a loaded model folder. */
+export async function samplerFromFolder(folder: ModelFolder, runtime: Runtime, opts: FolderSamplerOptions = {}): Promise<Sampler & { release(): Promise<void> }> {
+  const hfGraph = opts.mode === 'exact' ? (opts.hfGraph ?? (await folder.readOnnx()) ?? undefined) : undefined;
+  const model = await createOrtKVModel(runtime, folder.config, folder.params, { ...opts, hfGraph });
+  const s = new Sampler(model, folder.tokenizer, {
+    name: opts.name ?? `engine:${opts.mode ?? 'fast'}`,
+    maxContext: folder.config.max_position_embeddings,
+    eosTokenIds: [folder.ids.eos, ...(opts.extraEosIds ?? [])],
+    padTokenId: folder.ids.pad,
+  }) as Sampler & { release(): Promise<void> };
+  s.release = () => model.release();
+  return s;
+}

@@ -1,0 +1,31 @@
+// Registry of the built-in procedural worlds. Usage:
+//   getWorld('retail').task(3)                                   -> one verified Task (seed 3)
+//   getWorld('files').tasks({ split: 'train', difficulty: 2, count: 100, offset: 0 })
+// Seeds are the task identity: the same seed always yields the same task, split and difficulty.
+
+import type { World } from './common';
+import { retailWorld } from './retail/world';
+import { filesWorld } from './files/world';
+
+export type { World, WorldTask, TaskQuery, Split, ItemSpec, TurnPlan, TaskPlan, ExpertStep } from './common';
+export { splitOf, difficultyOf, selectSeeds, jsonDiff, RestrictedEnv } from './common';
+export { retailWorld, RETAIL_POLICY } from './retail/world';
+export { filesWorld, FILES_POLICY } from './files/world';
+
+const WORLDS: Record<string, World> = { retail: retailWorld, files: filesWorld };
+
+export function listWorlds(): World[] { return Object.values(WORLDS); }
+export function worldNames(): string[] { return Object.keys(WORLDS); }
+
+export function getWorld(name: string): World {
+  const w = WORLDS[name];
+  if (!w) throw new Error(`unknown world '${name}' (known: ${Object.keys(WORLDS).join(', ')})`);
+  return w;
+}
+
+/** Task ids are '<world>-<seed>'. */
+export function taskById(id: string) {
+  const m = /^(.+)-(\d+)$/.exec(id);
+  if (!m) throw new Error(`bad task id '${id}' (expected <world>-<seed>)`);
+  return getWorld(m[1]).task(Number(m[2]));
+}

@@ -1,0 +1,93 @@
+import { describe, it, expect, beforeAll } from 'vitest';
+import fc from 'fast-check';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { BPETokenizer, trainBPE, tokenizerConfig, DEFAULT_SPECIAL_TOKENS, type TokenizerJSON } from '../../src/engine/tokenizer';
+import { syntheticCorpus } from '../../src/engine/corpus';
+import { SPECIAL_TOKENS, PROTOCOL_TOKENS } from '../../src/agent/chatTemplate';
+
+let json: TokenizerJSON;
+let ours: BPETokenizer;
+let hf: Tokenizer;
+
+beforeAll(() => {
+  json = trainBPE(syntheticCorpus(200_000, 3) + '<tool_call>{"a": 1}</tool_call>\n'.repeat(50), { vocabSize: 600, addedTokens: PROTOCOL_TOKENS });
+  ours = new BPETokenizer(json);
+  const cfg = tokenizerConfig({ addedTokens: json.added_tokens, bos: '<|bos|>', eos: '<|eos|>', pad: '<|pad|>', maxLength: 512 });
+  // Through JSON text, as a loader would see it.
+  hf = new Tokenizer(JSON.parse(JSON.stringify(json)), cfg as never);
+});
+
+const samples = [
+  '', 'hello world', '  leading and trailing  ', 'The cat reads the file.\n\nThe agent calls a tool!',
+  "it's they're we've I'm you'll he'd", '日本語 Привет 🙂 café', '\uFEFFbom first', 'tabs\tand\r\nnewlines',
+  '<|user|>hi<|end|><|assistant|>hello<|end|>', 'x<|pad|>y<|pad|', '12345 3.14159 -7', '\u0000\u0001\u007f',
+];
+
+describe('tokenizer', () => {
+  it('has the configured vocab with special tokens first', () => {
+    expect(ours.vocabSize).toBe(600);
+    DEFAULT_SPECIAL_TOKENS.forEach((t, i) => expect(ours.tokenId(t)).toBe(i));
+    PROTOCOL_TOKENS.forEach((t, i) => expect(ours.tokenId(t)).toBe(8 + i));
+    expect(json.model.merges.length).toBe(600 - 8 - PROTOCOL_TOKENS.length - 256);
+  });
+
+  it('covers the chat role tokens of the agent', () => {
+    for (const t of SPECIAL_TOKENS) expect(DEFAULT_SPECIAL_TOKENS).toContain(t);
+  });
+
+  it('keeps protocol tags atomic and visible, drops control tokens on request', () => {
+    const s = '<|assistant|>ok<tool_call>{"x":1}</tool_call><|end|>';
+    const ids = ours.encode(s);
+    expect(ids).toContain(ours.tokenId('<tool_call>'));
+    expect(ours.decode(ids, { skipSpecialTokens: true })).toBe('ok<tool_call>{"x":1}</tool_call>');
+    expect(hf.decode(ids, { skip_special_tokens: true })).toBe('ok<tool_call>{"x":1}</tool_call>');
+  });
+
+  it('learns merges that compress text', () => {
+    const text = syntheticCorpus(5000, 99);
+    expect(ours.encode(text).length).toBeLessThan(new TextEncoder().encode(text).length / 2.5);
+  });
+
+  it('round trips and agrees with @huggingface/tokenizers on fixed samples', () => {
+    for (const s of samples) {
+      const ids = ours.encode(s);
+      expect(ours.decode(ids)).toBe(s);
+      expect(hf.encode(s, { add_special_tokens: true }).ids).toEqual(ids);
+      if (ids.length) expect(hf.decode(ids)).toBe(s);
+    }
+    expect(ours.encode('<|user|>')).toEqual([4]);
+    expect(ours.decode(ours.encode('a<|eos|>b'), { skipSpecialTokens: true })).toBe('ab');
+  });
+
+  it('round trips arbitrary unicode and agrees with HF (property)', () => {
+    const piece = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.constantFrom(...DEFAULT_SPECIAL_TOKENS, ...PROTOCOL_TOKENS, '<tool_', ' the', "'s", '\n', '  ', '日本'),
+    );
+    const text = fc.array(piece, { maxLength: 6 }).map((a) => a.join(''))
+      // Lone surrogates cannot be UTF-8 encoded; every tokenizer replaces them, so exclude them.
+      .filter((s) => s.isWellFormed());
+    fc.assert(fc.property(text, (s) => {
+      const ids = ours.encode(s);
+      expect(ours.decode(ids)).toBe(s);
+      expect(hf.encode(s).ids).toEqual(ids);
+      if (ids.length) expect(hf.decode(ids)).toBe(s);
+    }), { numRuns: 400 });
+  });
+
+  it('trains a few MB in seconds', () => {
+    const big = syntheticCorpus(3_000_000, 7);
+    const t0 = performance.now();
+    const j = trainBPE(big, { vocabSize: 4096 });
+    const ms = performance.now() - t0;
+    expect(Object.keys(j.model.vocab).length).toBeGreaterThan(1000);
+    expect(ms).toBeLessThan(20_000);
+  });
+
+  it('is deterministic', () => {
+    const a = trainBPE(syntheticCorpus(20_000, 5), { vocabSize: 400 });
+    const b = trainBPE(syntheticCorpus(20_000, 5), { vocabSize: 400 });
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+  });
+});
