@@ -24,10 +24,12 @@ function compare(got: SelfTestResult, kind: 'webgpu' | 'wasm') {
   expect(rel(got.lossAfter, ref.lossAfter)).toBeLessThan(1e-3);
   expect(got.lossAfter).toBeLessThan(got.loss);
   expect(maxAbsDiff(got.logits, ref.logits)).toBeLessThan(2e-3);
-  // Greedy tokens must agree wherever the reference is not a near-tie (margins are ≥ 0.02 at this seed).
-  const firstTie = ref.margins.findIndex((m) => m < 1e-3);
-  const n = firstTie < 0 ? ref.sampled.length : firstTie;
-  expect(got.sampled.slice(0, n)).toEqual(ref.sampled.slice(0, n));
+  // Greedy tokens must agree (the reference's first-token margin is ~0.16 at this seed, far above float noise);
+  // their log-probs too.
+  expect(ref.margin).toBeGreaterThan(1e-3);
+  expect(got.sampled).toEqual(ref.sampled);
+  expect(got.sampledText).toBe(ref.sampledText);
+  expect(maxAbsDiff(got.logprobs, ref.logprobs)).toBeLessThan(2e-3);
 }
 
 async function runInPage(page: Page): Promise<SelfTestResult> {
@@ -46,7 +48,7 @@ test('engine self-test on WebGPU (SwiftShader) matches Node', async ({ page }) =
   const info = await openApp(page, '?backend=webgpu');
   expect(info.kind).toBe('webgpu');
   const got = await runInPage(page);
-  console.log('webgpu', JSON.stringify({ loss: got.loss, gradNorm: got.gradNorm, lossAfter: got.lossAfter, sampled: got.sampled, timings: got.timings }));
+  console.log('webgpu', JSON.stringify({ loss: got.loss, gradNorm: got.gradNorm, lossAfter: got.lossAfter, sampled: got.sampledText, timings: got.timings }));
   await page.screenshot({ path: shot('selftest-webgpu'), fullPage: true });
   compare(got, 'webgpu');
 });
@@ -55,7 +57,7 @@ test('engine self-test on WASM matches Node', async ({ page }) => {
   const info = await openApp(page, '?backend=wasm');
   expect(info.kind).toBe('wasm');
   const got = await runInPage(page);
-  console.log('wasm', JSON.stringify({ loss: got.loss, gradNorm: got.gradNorm, lossAfter: got.lossAfter, sampled: got.sampled, timings: got.timings }));
+  console.log('wasm', JSON.stringify({ loss: got.loss, gradNorm: got.gradNorm, lossAfter: got.lossAfter, sampled: got.sampledText, timings: got.timings }));
   await page.screenshot({ path: shot('selftest-wasm'), fullPage: true });
   compare(got, 'wasm');
 });

@@ -1,16 +1,15 @@
 // Test doubles for the agent layer, shared with the RL and TTS tests: deterministic TextGenerators
 // (an expert that replays a task's reference conversation, an oracle Rehearse role, noise injection),
-// a tiny key-value world with a two-turn task, and a minimal rule-based checklist judge.
+// a tiny key-value world with a two-turn task.
 // Everything here is deterministic in the request seed, like the real sampler.
 
 import type { GenerateRequest, Generation, TextGenerator } from '../engine/generator';
 import { Rng } from '../engine/rng';
-import type { ChecklistItem, Environment, Message, Observation, Task, ToolCall, ToolSchema, TurnVerdict } from '../envs/types';
+import type { ChecklistItem, Environment, Message, Observation, Task, ToolCall, ToolSchema } from '../envs/types';
 import { errorObservation } from '../envs/types';
 import { END_TOKEN, ROLE_TOKENS } from './chatTemplate';
-import { canonicalJson, formatAct, formatRehearse, validateCall } from './protocol';
+import { formatAct, formatRehearse, validateCall } from './protocol';
 import { matchingHint, referenceHints, REHEARSE_MARKER } from './prompts';
-import type { JudgeStep, RolloutJudge } from './rollout';
 
 /** Rough token count used by the fakes (4 characters ≈ 1 token). */
 export function fakeCount(text: string): number { return Math.ceil(text.length / 4); }
@@ -205,30 +204,3 @@ export function kvTask(id = 'kv-1', key = 'color', value = 'blue'): Task {
     },
   };
 }
-
-function subsetMatch(want: Record<string, unknown> | undefined, got: Record<string, unknown>): boolean {
-  if (!want) return true;
-  return Object.entries(want).every(([k, v]) => canonicalJson(got[k]) === canonicalJson(v));
-}
-
-/** A minimal rule-based judge over PassCondition (a stand-in until src/envs/judges.ts is wired in). */
-export const ruleJudge: RolloutJudge = {
-  judgeTurn(task: Task, turn: number, steps: JudgeStep[]): TurnVerdict {
-    const items = task.checklist[turn] ?? [];
-    const calls = steps.filter((s): s is Extract<JudgeStep, { kind: 'call' }> => s.kind === 'call');
-    const replies = steps.filter((s): s is Extract<JudgeStep, { kind: 'reply' }> => s.kind === 'reply');
-    const verdicts = items.map((it) => {
-      const c = it.pass_condition;
-      let passed = false;
-      if (c.kind === 'called') passed = calls.some((s) => s.call.name === c.tool && subsetMatch(c.args, s.call.arguments));
-      else if (c.kind === 'not_called') passed = !calls.some((s) => s.call.name === c.tool && subsetMatch(c.args, s.call.arguments));
-      else if (c.kind === 'reply_contains') passed = replies.some((s) => c.text.every((t) => s.text.toLowerCase().includes(t.toLowerCase())));
-      else if (c.kind === 'result_contains') passed = calls.some((s) => s.call.name === c.tool && (s.real?.text ?? s.result).includes(c.text));
-      return { id: it.id, passed, weight: it.weight, reason: passed ? 'pass' : 'fail' };
-    });
-    const score = verdicts.reduce((s, v) => s + (v.passed ? v.weight : 0), 0);
-    const terminated = items.some((it, i) => it.required_for_next_turn && !verdicts[i].passed);
-    return { turn, score, items: verdicts, terminated };
-  },
-};
-

@@ -275,22 +275,22 @@ export function importReferenceDump(text: string, opts: DumpImportOptions = {}):
   for (const [stepKey, rows] of bySteps) {
     const tails: DRow[] = [];
     const acts: DRow[] = [];
-    rows.forEach((r) => {
-      if (r.role === 'act') {
-        // K samples of a task share their first prompt, so a prefix alone is ambiguous: prefer the candidate
-        // whose own output is what the later prompt continues with.
-        let best: DRow | undefined;
-        let bestKey = -1;
-        for (const t of tails) {
-          if (t.next || !sameScore(t.rec, r.rec) || t.norm.length >= r.norm.length || !r.norm.startsWith(t.norm)) continue;
-          const key = t.norm.length * 2 + (continues(t, r) ? 1 : 0);
-          if (key > bestKey) { best = t; bestKey = key; }
-        }
-        if (best) { best.next = r; r.prev = best; tails.splice(tails.indexOf(best), 1); }
-        tails.push(r);
-        acts.push(r);
+    // A parent's prompt is always shorter than its child's, so shortest-first makes linking order-free.
+    const byLength = rows.filter((r) => r.role === 'act').sort((x, y) => x.norm.length - y.norm.length || x.rec.line - y.rec.line);
+    for (const r of byLength) {
+      // K samples of a task share their first prompt, so a prefix alone is ambiguous: prefer the candidate
+      // whose own output is what the later prompt continues with.
+      let best: DRow | undefined;
+      let bestKey = -1;
+      for (const t of tails) {
+        if (t.next || !sameScore(t.rec, r.rec) || t.norm.length >= r.norm.length || !r.norm.startsWith(t.norm)) continue;
+        const key = t.norm.length * 2 + (continues(t, r) ? 1 : 0);
+        if (key > bestKey) { best = t; bestKey = key; }
       }
-    });
+      if (best) { best.next = r; r.prev = best; tails.splice(tails.indexOf(best), 1); }
+      tails.push(r);
+      acts.push(r);
+    }
     // Rehearse rows: prefer the latest Act row before them (share-mode order), else any (split-by-model order).
     rows.forEach((r, idx) => {
       if (r.role !== 'rehearse') return;

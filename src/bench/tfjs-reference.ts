@@ -65,6 +65,34 @@ export class TfjsLlama {
     this.opt = tf.train.adam(lr);
   }
 
+  /** Copies engine parameters (HF names, [out, in] linears) into this model, for cross-checks. */
+  setFromEngine(params: Record<string, Float32Array>): void {
+    const { cfg } = this;
+    const d = cfg.hidden_size, f = cfg.intermediate_size, V = cfg.vocab_size;
+    const put = (name: string, src: Float32Array, out: number, inp: number) =>
+      this.vars[name].assign(tf.tensor2d(src, [out, inp]).transpose() as tf.Tensor2D);
+    this.vars.embed.assign(tf.tensor2d(params['model.embed_tokens.weight'], [V, d]));
+    for (let i = 0; i < cfg.num_hidden_layers; i++) {
+      const p = `model.layers.${i}`;
+      this.vars[`l${i}.ln1`].assign(tf.tensor1d(params[`${p}.input_layernorm.weight`]));
+      this.vars[`l${i}.ln2`].assign(tf.tensor1d(params[`${p}.post_attention_layernorm.weight`]));
+      for (const [k, n] of [['q', 'q_proj'], ['k', 'k_proj'], ['v', 'v_proj'], ['o', 'o_proj']]) put(`l${i}.${k}`, params[`${p}.self_attn.${n}.weight`], d, d);
+      put(`l${i}.gate`, params[`${p}.mlp.gate_proj.weight`], f, d);
+      put(`l${i}.up`, params[`${p}.mlp.up_proj.weight`], f, d);
+      put(`l${i}.down`, params[`${p}.mlp.down_proj.weight`], d, f);
+    }
+    this.vars.norm.assign(tf.tensor1d(params['model.norm.weight']));
+    put('head', params['lm_head.weight'], V, d);
+  }
+
+  /** Loss without an update. */
+  async evalLoss(ids: Int32Array, targets: Int32Array, B: number): Promise<number> {
+    const l = tf.tidy(() => this.loss(tf.tensor1d(ids, 'int32'), tf.tensor1d(targets, 'int32'), B));
+    const v = (await l.data())[0];
+    l.dispose();
+    return v;
+  }
+
   private rms(x: tf.Tensor2D, w: tf.Variable): tf.Tensor2D {
     return x.mul(tf.rsqrt(x.square().mean(-1, true).add(this.cfg.rms_norm_eps))).mul(w) as tf.Tensor2D;
   }

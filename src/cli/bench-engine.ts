@@ -18,7 +18,7 @@ import { Rng } from '../engine/rng';
 import { loadModelFolder, writeModelFolder } from '../engine/modelFolder';
 import { createOrtKVModel, Sampler } from '../engine/sampler';
 import type { GenerateRequest } from '../engine/generator';
-import { benchTfjsTrain } from '../bench/tfjs-reference';
+import { benchTfjsTrain, initTfjs, TfjsLlama } from '../bench/tfjs-reference';
 import { progress } from './engine';
 
 const { values: args } = parseArgs({
@@ -67,6 +67,23 @@ function trainFlops(cfg: LlamaConfig, B: number, T: number): number {
   return 3 * perToken * B * T;
 }
 
+/** |loss_tfjs − loss_engine| for identical weights and tokens: shows the peer computes the same model. */
+async function crossCheckTfjs(): Promise<number> {
+  await initTfjs('wasm');
+  const cfg = makeConfig('tiny'), b = 2, t = 32;
+  const params = initParams(cfg, 9);
+  const rng = new Rng(4);
+  const seqs = Array.from({ length: b }, () => Array.from({ length: t + 1 }, () => rng.int(cfg.vocab_size)));
+  const lb = makeLmBatch(seqs, t);
+  const m = new Model(cfg, nodeRuntime(), params);
+  const ours = (await m.score(lb)).loss;
+  await m.dispose();
+  const ref = new TfjsLlama(cfg, t);
+  ref.setFromEngine(params);
+  const theirs = await ref.evalLoss(Int32Array.from(lb.inputIds), Int32Array.from(lb.targetIds), b);
+  return Number(Math.abs(ours - theirs).toExponential(2));
+}
+
 async function main(): Promise<void> {
   const out: Record<string, unknown> = {};
   const corpus = syntheticCorpus(1_000_000, 3);
@@ -111,6 +128,7 @@ async function main(): Promise<void> {
   await model.dispose();
 
   if (!args['skip-tfjs']) {
+    out.tfjs_loss_abs_diff_vs_engine = await crossCheckTfjs();
     log(`TF.js reference: ${TFJS_STEPS} step(s)…`);
     const tf = await benchTfjsTrain(cfg, B, T, TFJS_STEPS);
     out.tfjs_backend = tf.backend;

@@ -143,6 +143,11 @@ export interface ForwardContext {
   sin: Value;
   bias: Value; // additive attention bias, broadcastable to [batch, heads, seq, past+seq]
   past?: KV[]; // [batch, heads, past, head_dim] per layer
+  /**
+   * 'onehot' (default): one-hot MatMul, whose gradient is a MatMul (training). 'gather': a plain
+   * lookup for inference graphs (int64 ids; no [tokens, vocab] one-hot, and Gather stays on WebGPU).
+   */
+  embedding?: 'onehot' | 'gather';
 }
 
 export interface ForwardResult {
@@ -151,7 +156,7 @@ export interface ForwardResult {
   present: KV[]; // past ++ new
 }
 
-/** The decoder. `ids` is int64 [batch, seq]; `W` maps HF parameter names to graph values. */
+/** The decoder. `ids` is int32/int64 [batch, seq]; `W` maps HF parameter names to graph values. */
 export function decoderForward(cfg: LlamaConfig, W: Record<string, Value>, ids: Value, ctx: ForwardContext): ForwardResult {
   const g: Graph = ids.g;
   const d = cfg.hidden_size, H = cfg.num_attention_heads, hd = headDim(cfg);
@@ -166,7 +171,9 @@ export function decoderForward(cfg: LlamaConfig, W: Record<string, Value>, ids: 
   const splitHeads = (x: Value) => O.transpose(O.reshape(x, [B, T, H, hd]), [0, 2, 1, 3]);
   const scale = 1 / Math.sqrt(hd);
 
-  let h = O.gemm(O.oneHot(O.reshape(ids, [-1]), cfg.vocab_size), W['model.embed_tokens.weight']);
+  const flatIds = O.reshape(ids, [-1]);
+  let h = ctx.embedding === 'gather' ? O.gather(W['model.embed_tokens.weight'], flatIds)
+    : O.gemm(O.oneHot(flatIds, cfg.vocab_size), W['model.embed_tokens.weight']);
   const newKV: KV[] = [], present: KV[] = [];
   for (let i = 0; i < cfg.num_hidden_layers; i++) {
     const p = `model.layers.${i}`;

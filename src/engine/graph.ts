@@ -4,12 +4,12 @@ import onnxProto from 'onnx-proto';
 
 const { onnx } = onnxProto;
 
-export type DType = 'float32' | 'int64' | 'bool';
+export type DType = 'float32' | 'int64' | 'int32' | 'bool';
 export type Dim = number | string;
 export type Shape = Dim[];
 export type AttrValue = number | number[] | string;
 
-export const ELEM: Record<DType, number> = { float32: 1, int64: 7, bool: 9 };
+export const ELEM: Record<DType, number> = { float32: 1, int64: 7, int32: 6, bool: 9 };
 // ONNX needs to know float vs int attributes; every float attribute we emit has one of these names.
 const FLOAT_ATTRS = new Set(['alpha', 'beta', 'epsilon']);
 
@@ -35,7 +35,7 @@ export interface GNode {
   meta?: Record<string, unknown>;
 }
 
-type InitData = Float32Array | BigInt64Array | Uint8Array;
+type InitData = Float32Array | BigInt64Array | Int32Array | Uint8Array;
 
 export interface ModelOptions { producer?: string; docString?: string }
 
@@ -86,6 +86,7 @@ export class Graph {
     if (key && this.scalarCache.has(key)) return this.scalarCache.get(key)!;
     const buf = dtype === 'float32' ? Float32Array.from(arr)
       : dtype === 'int64' ? BigInt64Array.from(arr.map((x) => BigInt(x)))
+      : dtype === 'int32' ? Int32Array.from(arr)
       : Uint8Array.from(arr);
     const name = this.fresh('c');
     this.names.delete(name);

@@ -64,7 +64,7 @@ function buildInference(cfg: LlamaConfig, params: Params, mode: 'hf' | 'step', o
   const out = decoderForward(cfg, W, ids, {
     batch: 'batch_size', seq: 'sequence_length',
     cos: lookup(tables.cos), sin: lookup(tables.sin),
-    bias: O.add(causal, padding), past,
+    bias: O.add(causal, padding), past, embedding: 'gather',
   });
   let logits = O.reshape(out.logits, ['batch_size', 'sequence_length', cfg.vocab_size]);
   if (opts.lastLogitsOnly) logits = O.slice(logits, [-1], [2 ** 31 - 1], [1], ['batch_size', 1, cfg.vocab_size]);
@@ -93,7 +93,8 @@ export const exportDecodeStep = (cfg: LlamaConfig, params: Params, opts: Inferen
 function staticForward(g: Graph, cfg: LlamaConfig, B: number, T: number) {
   const W: Record<string, Value> = {};
   for (const { name, shape } of paramSpecs(cfg)) W[name] = g.input(name, 'float32', shape);
-  const ids = g.input('input_ids', 'int64', [B, T]);
+  // int32 ids: the WebGPU EP has no int64 Equal/Reshape kernels, so int64 would pull the one-hot onto the CPU.
+  const ids = g.input('input_ids', 'int32', [B, T]);
   const hd = headDim(cfg);
   const tables = ropeTables(cfg, T);
   const bias = new Float32Array(T * T);
@@ -106,7 +107,7 @@ function staticForward(g: Graph, cfg: LlamaConfig, B: number, T: number) {
   return { W, ids, logits: out.logits };
 }
 
-/** Forward only: params + input_ids [B, T] → logits [B, T, vocab]. Causal, positions 0..T-1. */
+/** Forward only: params + input_ids (int32 [B, T]) → logits [B, T, vocab]. Causal, positions 0..T-1. */
 export function buildForwardGraph(cfg: LlamaConfig, B: number, T: number): BuiltGraph {
   const g = new Graph();
   const { logits } = staticForward(g, cfg, B, T);
@@ -123,7 +124,7 @@ export interface TrainGraphOptions {
  * Forward + loss + gradients for a [B, T] batch. Rows are right-padded sequences starting at
  * position 0 (no attention_mask: causality already keeps padding out of earlier positions).
  *
- * Inputs: every parameter under its HF name; input_ids, target_ids (int64 [B, T]); loss_mask
+ * Inputs: every parameter under its HF name; input_ids, target_ids (int32 [B, T]); loss_mask
  * (float [B, T]). GRPO adds advantages, old_logprobs (and ref_logprobs, kl_coef when kl ≠ none),
  * clip_ratio_low, clip_ratio_high, clip_ratio_c (float [1]). The loss kind, KL type and
  * aggregation mode are baked into the graph; the coefficients are inputs, so one session serves
@@ -135,7 +136,7 @@ export interface TrainGraphOptions {
 export function buildTrainGraph(cfg: LlamaConfig, B: number, T: number, loss: LossSpec, opts: TrainGraphOptions = {}): BuiltGraph {
   const g = new Graph();
   const { W, logits } = staticForward(g, cfg, B, T);
-  const targets = g.input('target_ids', 'int64', [B, T]);
+  const targets = g.input('target_ids', 'int32', [B, T]);
   const mask = g.input('loss_mask', 'float32', [B, T]);
   const stats = tokenStats(logits, O.reshape(targets, [-1]));
   const logp = O.reshape(stats.logp, [B, T]);

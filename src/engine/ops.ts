@@ -328,6 +328,6 @@ export function logSoftmax(x: Value, axis = -1): Value {
 
 /** One-hot float encoding of int64 ids along a new last axis (embedding-as-MatMul keeps its gradient a MatMul). */
 export function oneHot(ids: Value, depth: number): Value {
-  const range = ids.g.const(Array.from({ length: depth }, (_, i) => i), [depth], 'int64');
+  const range = ids.g.const(Array.from({ length: depth }, (_, i) => i), [depth], ids.dtype);
   return cast(equal(unsqueeze(ids, [-1]), range), 'float32');
 }

@@ -5,10 +5,10 @@
 export type BackendKind = 'webgpu' | 'wasm' | 'cpu';
 export interface Backend { kind: BackendKind; detail: string }
 
-export type TensorType = 'float32' | 'int64';
+export type TensorType = 'float32' | 'int64' | 'int32';
 export interface HostTensor {
   type: TensorType;
-  data: Float32Array | BigInt64Array;
+  data: Float32Array | BigInt64Array | Int32Array;
   dims: number[];
 }
 
@@ -50,6 +50,8 @@ export const i64 = (data: ArrayLike<number> | BigInt64Array, dims: number[]): Ho
   data: data instanceof BigInt64Array ? data : BigInt64Array.from(Array.from(data as ArrayLike<number>, (x) => BigInt(x))),
   dims,
 });
+export const i32 = (data: ArrayLike<number>, dims: number[]): HostTensor =>
+  ({ type: 'int32', data: data instanceof Int32Array ? data : Int32Array.from(data), dims });
 export const scalar = (x: number): HostTensor => f32([x], [1]);
 
 export function isNative(t: HostTensor | NativeTensor): t is NativeTensor {
@@ -59,7 +61,7 @@ export function isNative(t: HostTensor | NativeTensor): t is NativeTensor {
 // ---- ORT adapter ----
 /** The slice of an onnxruntime module (node or web) this adapter uses. */
 export interface OrtLike {
-  Tensor: new (type: TensorType, data: Float32Array | BigInt64Array, dims: readonly number[]) => unknown;
+  Tensor: new (type: TensorType, data: Float32Array | BigInt64Array | Int32Array, dims: readonly number[]) => unknown;
   InferenceSession: { create(model: Uint8Array, options?: Record<string, unknown>): Promise<OrtSessionLike> };
 }
 interface OrtTensorLike { type: string; data: unknown; dims: readonly number[]; location?: string; dispose?(): void }
@@ -85,7 +87,7 @@ export function createOrtRuntime(ort: OrtLike, backend: Backend, baseOptions: Re
         const out: Record<string, HostTensor | NativeTensor> = {};
         for (const [k, t] of Object.entries(res)) {
           if (ro.keepNative?.includes(k)) out[k] = { native: t, dims: t.dims, dispose: () => t.dispose?.() };
-          else out[k] = { type: t.type as TensorType, data: t.data as Float32Array | BigInt64Array, dims: [...t.dims] };
+          else out[k] = { type: t.type as TensorType, data: t.data as HostTensor['data'], dims: [...t.dims] };
         }
         return out;
       };

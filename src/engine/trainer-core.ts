@@ -4,7 +4,7 @@ import { ADAMW_DEFAULTS, type AdamWOptions, buildAdamWGraph } from './adamw';
 import { type LlamaConfig, type ParamSpec, type Params, initParams, paramSpecs } from './decoder';
 import { type InferenceOptions, buildForwardGraph, buildTrainGraph, exportDecodeStep, exportInference } from './graphs';
 import { type LossSpec, lossKey } from './losses';
-import { type Feeds, type HostTensor, type Runtime, SessionCache, f32, i64, scalar } from './runtime';
+import { type Feeds, type HostTensor, type Runtime, SessionCache, f32, i32, scalar } from './runtime';
 
 /** Right-padded rows, flattened row-major [batch, seq]. target_ids[t] is the token after input_ids[t]. */
 export interface LmBatch {
@@ -85,8 +85,8 @@ export class Model {
   private batchFeeds(b: LmBatch | GrpoBatch, loss: LossSpec, hyper: GrpoHyper): Feeds {
     const dims = [b.batch, b.seq];
     const f: Feeds = {
-      input_ids: i64(b.inputIds, dims),
-      target_ids: i64(b.targetIds, dims),
+      input_ids: i32(b.inputIds, dims),
+      target_ids: i32(b.targetIds, dims),
       loss_mask: f32(Float32Array.from(b.lossMask), dims),
     };
     if (loss.kind === 'grpo') {
@@ -153,7 +153,7 @@ export class Model {
   async forwardLogits(ids: number[][]): Promise<HostTensor> {
     const B = ids.length, T = ids[0].length;
     const s = await this.sessions.get('forward', `${B}x${T}`, () => buildForwardGraph(this.cfg, B, T).bytes);
-    return (await s.run({ ...this.paramFeeds(), input_ids: i64(ids.flat(), [B, T]) })).logits;
+    return (await s.run({ ...this.paramFeeds(), input_ids: i32(ids.flat(), [B, T]) })).logits;
   }
 
   exportInference(opts?: InferenceOptions) { return exportInference(this.cfg, this.params, opts); }

@@ -149,7 +149,10 @@ export function evaluateCondition(cond: PassCondition, steps: AssistantStep[]): 
 }
 
 /** Round away float noise so that an all-pass turn scores exactly 1. */
-function clean(x: number): number { return Math.min(1, Math.max(0, Math.round(x * 1e9) / 1e9)); }
+function clean(x: number): number {
+  const snapped = Math.abs(x - Math.round(x)) < 1e-9 ? Math.round(x) : x;
+  return Math.min(1, Math.max(0, snapped));
+}
 
 export function judgeItems(items: ChecklistItem[], turn: number, steps: AssistantStep[]): TurnVerdict {
   const verdicts: ItemVerdict[] = items.map((it) => {

@@ -3,6 +3,9 @@
 // capability is reported as "not available yet: <reason>" instead of breaking the build.
 
 import type { Trajectory } from '../agent/types';
+import { countParams } from '../engine/decoder';
+import { fetchFileSource, loadModelFolder, type ModelFolder } from '../engine/modelFolder';
+import { samplerFromFolder, type Sampler } from '../engine/sampler';
 import type { WebRuntime } from './runtime-web';
 import { engineSelfTest, type SelfTestOptions } from './selftest';
 import {
@@ -13,7 +16,6 @@ import {
 export type { SelfTestOptions };
 
 const REASONS = {
-  engine: 'engine graph builders (src/engine) are not published yet',
   rollout: 'rollout loop (src/agent) is not wired into the worker yet',
   train: 'RL trainer (src/rl) is not wired into the worker yet',
   bench: 'benchmark suites (src/bench) are not wired into the worker yet',
@@ -29,7 +31,7 @@ export function notAvailable(reason: string): Error {
 export function capabilities(): Capabilities {
   return {
     selfTest: { available: true },
-    generate: { available: false, reason: REASONS.engine },
+    generate: { available: true },
     rollout: { available: false, reason: REASONS.rollout },
     train: { available: false, reason: REASONS.train },
     bench: { available: false, reason: REASONS.bench },
@@ -40,14 +42,53 @@ export function selfTest(rt: WebRuntime, opts: SelfTestOptions = {}): Promise<Se
   return engineSelfTest(rt.runtime, opts);
 }
 
-export async function loadModel(_rt: WebRuntime, _url: string): Promise<LoadedModel> {
-  throw notAvailable(REASONS.engine);
+// ---- models + sampling ----------------------------------------------------------------------------
+
+interface Loaded { url: string; folder: ModelFolder; sampler: Sampler & { release(): Promise<void> }; info: LoadedModel }
+let loaded: Loaded | null = null;
+
+/** Load a model folder served under `url` (e.g. /models/<name>/) and build its sampler on this backend. */
+export async function loadModel(rt: WebRuntime, url: string): Promise<LoadedModel> {
+  if (loaded?.url === url) return loaded.info;
+  await unloadModel();
+  const t0 = performance.now();
+  // Absolute URL: a worker resolves relative fetches against its own script URL (/assets/...), not the page.
+  const abs = new URL(url, self.location.origin).href;
+  const folder = await loadModelFolder(fetchFileSource(abs));
+  const sampler = await samplerFromFolder(folder, rt.runtime, { mode: 'fast' });
+  const info: LoadedModel = {
+    name: url.replace(/\/+$/, '').split('/').pop() ?? url,
+    url,
+    config: folder.rawConfig,
+    parameters: countParams(folder.config),
+    loadMs: performance.now() - t0,
+  };
+  loaded = { url, folder, sampler, info };
+  return info;
 }
 
-export async function unloadModel(): Promise<void> {}
+export async function unloadModel(): Promise<void> {
+  const l = loaded;
+  loaded = null;
+  await l?.sampler.release();
+}
 
-export async function sample(_req: SampleRequest): Promise<SampleResult> {
-  throw notAvailable(REASONS.engine);
+export async function sample(req: SampleRequest): Promise<SampleResult> {
+  if (!loaded) throw new Error(REASONS.model);
+  const t0 = performance.now();
+  const [g] = await loaded.sampler.generate([{
+    prompt: req.prompt, maxNewTokens: req.maxNewTokens, temperature: req.temperature,
+    topP: req.topP, topK: req.topK, stop: req.stop ?? [], seed: req.seed,
+  }]);
+  const ms = performance.now() - t0;
+  return {
+    text: g!.text,
+    promptTokens: g!.promptIds.length,
+    outputTokens: g!.outputIds.length,
+    finishReason: g!.finishReason,
+    ms,
+    tokensPerSecond: g!.outputIds.length / Math.max(1e-3, ms / 1000),
+  };
 }
 
 export async function rollout(_req: RolloutRequest): Promise<Trajectory[]> {

@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { rollout, rolloutGroups, type RolloutConfig } from '../../src/agent/rollout';
 import { formatAct, formatRehearse } from '../../src/agent/protocol';
 import {
-  FakeGenerator, byRole, expertAct, expertGenerator, isRehearsePrompt, kvTask, oracleRehearse, ruleJudge, type Responder,
+  FakeGenerator, byRole, expertAct, expertGenerator, isRehearsePrompt, kvTask, oracleRehearse, type Responder,
 } from '../../src/agent/testing';
 import { batchFidelity } from '../../src/agent/fidelity';
 import type { Trajectory } from '../../src/agent/types';
 
 const task = kvTask();
 const tasks = [kvTask('kv-a', 'color', 'blue'), kvTask('kv-b', 'size', 'large'), kvTask('kv-c', 'shape', 'round')];
-const base = (over: Partial<RolloutConfig> & Pick<RolloutConfig, 'policy'>): RolloutConfig => ({ mode: 'rehearsal', judge: ruleJudge, ...over });
+const base = (over: Partial<RolloutConfig> & Pick<RolloutConfig, 'policy'>): RolloutConfig => ({ mode: 'rehearsal', ...over });
 const shape = (t: Trajectory) => t.rows.map((r) => `${r.role}${r.error ? `!${r.error.code}` : ''}`).join(' ');
 
 describe('rollout modes', () => {
@@ -112,7 +112,7 @@ describe('errors and termination', () => {
     let n = 0;
     const flaky: Responder = (req, rng) => (n++ === 0 ? broken(req, rng) : expertAct([task])(req, rng));
     const g = new FakeGenerator(byRole(flaky, oracleRehearse([task])));
-    const [t] = await rollout([{ task }], base({ policy: g, errorsEndEpisode: false, judge: undefined }));
+    const [t] = await rollout([{ task }], base({ policy: g, errorsEndEpisode: false, judge: null }));
     expect(t.rows[0].error?.code).toBe('JSON_DECODE_ERROR');
     expect(t.rows.length).toBeGreaterThan(1);
     expect(t.terminatedBy).not.toBe('parse_error');

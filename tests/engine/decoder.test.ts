@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeConfig, initParams, countParams, headDim, paramSpecs, PRESETS } from '../../src/engine/decoder';
 import { buildForwardGraph, exportDecodeStep, exportInference } from '../../src/engine/graphs';
-import { f32, i64, type HostTensor, type Session } from '../../src/engine/runtime';
+import { f32, i32, i64, type HostTensor, type Session } from '../../src/engine/runtime';
 import { rt } from './helpers';
 import { Rng } from '../../src/engine/rng';
 
@@ -41,7 +41,7 @@ const tokens = (rng: Rng, n: number) => Array.from({ length: n }, () => rng.int(
 async function trainForward(ids: number[][]): Promise<Float32Array> {
   const B = ids.length, T = ids[0].length;
   const s = await rt.createSession(buildForwardGraph(cfg, B, T).bytes);
-  const feeds: Record<string, HostTensor> = { input_ids: i64(ids.flat(), [B, T]) };
+  const feeds: Record<string, HostTensor> = { input_ids: i32(ids.flat(), [B, T]) };
   for (const p of paramSpecs(cfg)) feeds[p.name] = f32(params[p.name], p.shape);
   const out = await s.run(feeds);
   await s.release();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeConfig, initParams, paramSpecs } from '../../src/engine/decoder';
 import { buildTrainGraph } from '../../src/engine/graphs';
 import type { AggMode, KlType } from '../../src/engine/losses';
-import { f32, i64, scalar, type HostTensor } from '../../src/engine/runtime';
+import { f32, i32, scalar, type HostTensor } from '../../src/engine/runtime';
 import { Rng } from '../../src/engine/rng';
 import { rt } from './helpers';
 import { refGrpo, refLogits, refTokenLogp, to64, type P64 } from './reference';
@@ -37,7 +37,7 @@ describe('GRPO policy loss (verl semantics) vs JS reference and finite differenc
     it(`kl=${kl} agg=${agg}`, async () => {
       const s = await rt.createSession(buildTrainGraph(cfg, B, T, { kind: 'grpo', agg, kl }).bytes);
       const feeds: Record<string, HostTensor> = {
-        input_ids: i64(ids, [B, T]), target_ids: i64(targets, [B, T]), loss_mask: f32(mask, [B, T]),
+        input_ids: i32(ids, [B, T]), target_ids: i32(targets, [B, T]), loss_mask: f32(mask, [B, T]),
         advantages: f32(adv, [B, T]), old_logprobs: f32(old, [B, T]),
         clip_ratio_low: scalar(hyper.low), clip_ratio_high: scalar(hyper.high), clip_ratio_c: scalar(hyper.c),
       };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeConfig, initParams, paramSpecs } from '../../src/engine/decoder';
 import { buildTrainGraph } from '../../src/engine/graphs';
-import { f32, i64, type HostTensor } from '../../src/engine/runtime';
+import { f32, i32, type HostTensor } from '../../src/engine/runtime';
 import { Rng } from '../../src/engine/rng';
 import { rt } from './helpers';
 import { refLogits, refMaskedMean, refTokenLogp, to64, type P64 } from './reference';
@@ -26,7 +26,7 @@ describe('whole-model gradients (tiny, cross-entropy)', () => {
   it('ORT forward/loss match the float64 JS reference and gradients match finite differences', async () => {
     const s = await rt.createSession(buildTrainGraph(cfg, B, T, { kind: 'ce' }).bytes);
     const feeds: Record<string, HostTensor> = {
-      input_ids: i64(ids, [B, T]), target_ids: i64(targets, [B, T]), loss_mask: f32(mask, [B, T]),
+      input_ids: i32(ids, [B, T]), target_ids: i32(targets, [B, T]), loss_mask: f32(mask, [B, T]),
     };
     for (const p of paramSpecs(cfg)) feeds[p.name] = f32(params[p.name], p.shape);
     const out = await s.run(feeds);

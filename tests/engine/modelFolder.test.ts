@@ -7,6 +7,9 @@ import { syntheticCorpus } from '../../src/engine/corpus';
 import { makeConfig, initParams, paramSpecs } from '../../src/engine/decoder';
 import { loadModelFolder, memoryFileSource, modelFolderFiles, writeModelFolder, ONNX_PATH } from '../../src/engine/modelFolder';
 import { COMPACT_CHAT_TEMPLATE } from '../../src/agent/chatTemplate';
+import { trainLm } from '../../src/cli/engine';
+import { samplerFromFolder } from '../../src/engine/sampler';
+import { nodeRuntime } from '../../src/engine/runtime-node';
 
 describe('model folder', () => {
   const tokenizer = trainBPE(syntheticCorpus(100_000, 1), { vocabSize: 512 });
@@ -46,5 +49,23 @@ describe('model folder', () => {
 
   it('rejects a tokenizer that does not fit the model', () => {
     expect(() => modelFolderFiles({ config: makeConfig('base'), params, tokenizer })).toThrow(/tokenizer has 512/);
+  });
+
+  it('train-lm writes a folder that loads, samples, and continues training', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lm-'));
+    const base = { corpus: 'synthetic:60000', size: 'tiny' as const, steps: 4, seed: 1, batch: 2, len: 32, lr: 3e-3, quiet: true };
+    const a = await trainLm({ ...base, out: join(dir, 'a') });
+    expect(Number.isFinite(a.loss)).toBe(true);
+    const f = await loadModelFolder(join(dir, 'a'));
+    expect(f.rawConfig.envace).toMatchObject({ size: 'tiny', steps: 4 });
+    expect(f.tokenizer.tokenId('<tool_call>')).toBeDefined();
+    const s = await samplerFromFolder(f, nodeRuntime());
+    const [g] = await s.generate([{ prompt: 'The cat', maxNewTokens: 5, temperature: 0.8, topP: 0.9, topK: 0, stop: [], seed: 1 }]);
+    await s.release();
+    expect(g.outputIds.length).toBeGreaterThan(0);
+    await trainLm({ ...base, out: join(dir, 'b'), init: join(dir, 'a') });
+    const b = await loadModelFolder(join(dir, 'b'));
+    expect(b.tokenizerJson).toEqual(f.tokenizerJson);
+    expect(b.params['lm_head.weight']).not.toEqual(f.params['lm_head.weight']);
   });
 });

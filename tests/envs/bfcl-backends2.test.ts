@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PyFloat, parsePyJson, pyJsonDumps } from '../../src/envs/python';
 import { BACKENDS, BfclBackend, BfclPyError } from '../../src/envs/bfcl/backend';
 import { bfclErrorString, bfclResultString } from '../../src/envs/bfcl/stringify';
@@ -38,6 +38,8 @@ interface Tally { calls: number; callOk: number; states: number; stateOk: number
 
 describe.skipIf(!existsSync(FIXTURE))('BFCL part-2 backends vs the ground-truth replay fixture', () => {
   const tallies: Record<string, Tally> = {};
+  const realToday = TravelAPI.today;
+  afterAll(() => { TravelAPI.today = realToday; });
 
   beforeAll(() => {
     // The fixture's verify_traveler_information results hold for run dates from its generation day on.
@@ -80,7 +82,11 @@ describe.skipIf(!existsSync(FIXTURE))('BFCL part-2 backends vs the ground-truth 
           if (got === m(c, 'result')) t.callOk++;
           else t.mismatches.push(`${id} turn ${m(turn, 'turn')} ${m(c, 'call')}\n  got  ${got}\n  want ${m(c, 'result')}`);
         }
-        for (const cls of classes) checkState(cls, m(m(turn, 'state_after'), cls), `after turn ${m(turn, 'turn')}`);
+        for (const cls of classes) {
+          checkState(cls, m(m(turn, 'state_after'), cls), `after turn ${m(turn, 'turn')}`);
+          // Later turns run on a clone, so clone() must carry everything, RNG position included.
+          inst[cls] = inst[cls].clone();
+        }
       }
     }
     for (const cls of MINE) {

@@ -126,11 +126,12 @@ export function ModelsPage() {
         {self.notAvailable && <NotAvailable what="engine self-test" reason={self.notAvailable} />}
         {self.result && (
           <table className="kv" data-testid="selftest-result" data-json={JSON.stringify(self.result)}><tbody>
-            <tr><th>backend</th><td>{self.result.backend}</td></tr>
+            <tr><th>runtime</th><td>{self.result.runtimeDetail}</td></tr>
             <tr><th>loss → after AdamW</th><td>{fmt(self.result.loss, 6)} → {fmt(self.result.lossAfter, 6)}</td></tr>
             <tr><th>grad norm</th><td>{fmt(self.result.gradNorm, 6)}</td></tr>
             <tr><th>logits[0:6]</th><td>{self.result.logits.slice(0, 6).map((v) => v.toFixed(4)).join(', ')}</td></tr>
-            <tr><th>sampled</th><td>{self.result.sampled.join(' ')}</td></tr>
+            <tr><th>sampled (greedy)</th><td>{self.result.sampled.join(' ')} · “{self.result.sampledText}”</td></tr>
+            <tr><th>top-1 margin</th><td>{fmt(self.result.margin, 4)}</td></tr>
             {Object.entries(self.result.timings).map(([k, v]) => <tr key={k}><th>{k}</th><td>{Math.round(v)} ms</td></tr>)}
           </tbody></table>
         )}

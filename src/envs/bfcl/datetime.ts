@@ -56,7 +56,7 @@ function daysInMonth(year: number, month: number): number {
 
 /** datetime.strptime(s, format); raises ValueError/TypeError with Python's messages. */
 export function strptime(s: unknown, format: string): NaiveDateTime {
-  if (typeof s !== 'string') throw new BfclPyError('TypeError', `strptime() argument 1 must be str, not ${pyTypeName(s)}`);
+  if (typeof s !== 'string') throw new BfclPyError('TypeError', `strptime() argument 1 must be str, not ${s === null || s === undefined ? 'None' : pyTypeName(s)}`);
   const { re, fields } = compile(format);
   const m = re.exec(s);
   if (!m) throw new BfclPyError('ValueError', `time data ${pyStrRepr(s)} does not match format ${pyStrRepr(format)}`);

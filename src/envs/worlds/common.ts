@@ -117,9 +117,11 @@ export class RestrictedEnv implements Environment {
   private readonly schemas: ToolSchema[];
   constructor(private readonly inner: Environment, names: string[], override: Record<string, ToolSchema> = {}) {
     this.name = inner.name;
-    const byName = new Map(inner.tools().map((t) => [t.name, t]));
+    // Building the port's full tool list is not free; skip it when the world supplies every schema.
+    let byName: Map<string, ToolSchema> | null = null;
+    const full = () => (byName ??= new Map(inner.tools().map((t) => [t.name, t])));
     this.schemas = names.map((n) => {
-      const t = override[n] ?? byName.get(n);
+      const t = override[n] ?? full().get(n);
       if (!t) throw new Error(`tool ${n} not offered by ${inner.name}`);
       return t;
     });
@@ -271,4 +273,30 @@ export function toolsUsed(turns: TurnPlan[]): Set<string> {
     for (const it of t.items) if ('tool' in it.cond) s.add(it.cond.tool);
   }
   return s;
+}
+
+/**
+ * Re-execute a task's reference conversation on a fresh env: the final env (for task.verify) and the
+ * per-turn assistant steps with the observations this execution produced (for the judge). `mismatches`
+ * lists calls whose fresh observation differs from the stored one (should be empty: generation is pure).
+ */
+export function replayReference(task: Task): { env: Environment; turnSteps: import('../judges').AssistantStep[][]; mismatches: string[] } {
+  const env = task.makeEnv();
+  const turnSteps: import('../judges').AssistantStep[][] = [];
+  const mismatches: string[] = [];
+  let pending: ToolCall | null = null;
+  let obs: Observation | null = null;
+  for (const m of task.reference) {
+    if (m.role === 'user') { turnSteps.push([]); continue; }
+    const cur = turnSteps[turnSteps.length - 1];
+    if (m.role === 'assistant' && m.toolCalls?.length) {
+      for (const c of m.toolCalls) { pending = c; obs = env.call(c.name, c.arguments); cur.push({ call: c, result: obs }); }
+    } else if (m.role === 'assistant') {
+      cur.push({ reply: m.content });
+    } else if (m.role === 'tool' && pending && obs) {
+      if (obs.text !== m.content) mismatches.push(`${pending.name}: stored ${m.content.slice(0, 60)} vs replay ${obs.text.slice(0, 60)}`);
+      pending = null; obs = null;
+    }
+  }
+  return { env, turnSteps, mismatches };
 }

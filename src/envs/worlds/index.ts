@@ -8,7 +8,7 @@ import { retailWorld } from './retail/world';
 import { filesWorld } from './files/world';
 
 export type { World, WorldTask, TaskQuery, Split, ItemSpec, TurnPlan, TaskPlan, ExpertStep } from './common';
-export { splitOf, difficultyOf, selectSeeds, jsonDiff, RestrictedEnv } from './common';
+export { splitOf, difficultyOf, selectSeeds, jsonDiff, replayReference, RestrictedEnv } from './common';
 export { retailWorld, RETAIL_POLICY } from './retail/world';
 export { filesWorld, FILES_POLICY } from './files/world';
 

@@ -84,7 +84,8 @@ function goto(c: Ctx, dir: string[]): { steps: ExpertStep[]; items: ItemSpec[] }
   const folders = c.fs.navigate(dir);
   const steps = folders.map((f) => call('cd', { folder: f }));
   const items: ItemSpec[] = [];
-  if (dir.length > 0 && folders.length > 0) {
+  // Only when the expert's own route ends by entering the folder (going up to a parent needs no cd into it).
+  if (dir.length > 0 && folders[folders.length - 1] === dir[dir.length - 1]) {
     const last = dir[dir.length - 1];
     items.push({ question: `Did the agent cd into ${last}?`, focus_on: 'cd folder, one level at a time',
       cond: { kind: 'called', tool: 'cd', args: { folder: last }, ok: true }, weight: 1 });

@@ -1,0 +1,32 @@
+// A prompting profile: how prompts are built and sampled for one model. A model folder stores the profile
+// it was trained with (config.json → envace.profile) so rollouts, RL and evaluation prompt it identically.
+
+import type { ActPromptOptions, RehearsePromptOptions } from './prompts';
+import type { RolloutConfig, RolloutLimits, SamplingConfig } from './rollout';
+
+export interface PromptProfile {
+  actPrompt: ActPromptOptions;
+  rehearsePrompt: RehearsePromptOptions;
+  act: Partial<SamplingConfig>;
+  rehearse: Partial<SamplingConfig>;
+  limits: Partial<RolloutLimits>;
+}
+
+/** For our tiny models: compact tool lists, short history, hints of the same tool only, short outputs. */
+export const TINY_PROFILE: PromptProfile = {
+  actPrompt: { toolListing: 'compact', maxHistory: 6, formatHint: false },
+  rehearsePrompt: { toolListing: 'compact', hints: 'same-tool', maxHints: 2, maxHistory: 2, style: 'short' },
+  act: { maxNewTokens: 96 },
+  rehearse: { maxNewTokens: 192 },
+  limits: { maxAssistantTurns: 12, maxGenerations: 40, minNewTokens: 24 },
+};
+
+export function profileFromConfig(rawConfig: Record<string, unknown> | undefined): PromptProfile {
+  const p = (rawConfig?.envace as { profile?: PromptProfile } | undefined)?.profile;
+  return p ?? TINY_PROFILE;
+}
+
+/** The rollout settings a profile implies (mode, policy and seed are the caller's). */
+export function rolloutSettings(p: PromptProfile): Omit<RolloutConfig, 'mode' | 'policy'> {
+  return { actPrompt: p.actPrompt, rehearsePrompt: p.rehearsePrompt, act: p.act, rehearse: p.rehearse, limits: p.limits };
+}
