@@ -7,7 +7,7 @@
 
 import type { Observation } from '../envs/types';
 import type { Fidelity } from './types';
-import { canonicalJson, resultError } from './protocol';
+import { canonicalJson, resultError, toResultJson } from './protocol';
 
 function parseMaybe(text: string): { json: true; value: unknown } | { json: false; value: string } {
   try { return { json: true, value: JSON.parse(text) }; } catch { return { json: false, value: text.trim() }; }
@@ -55,8 +55,10 @@ export interface FidelityDetail extends Fidelity { precision: number; recall: nu
 
 /** Compares one imagined result text with the real observation. */
 export function compareResults(imagined: string, real: Observation): FidelityDetail {
-  const a = parseMaybe(imagined);
-  const b = parseMaybe(real.text);
+  // Rehearse must answer with an object or array, so plain-text and scalar tool outputs are compared in the
+  // {"result": …} form that toResultJson gives them (the form SFT targets use).
+  const a = parseMaybe(toResultJson(imagined.trim()));
+  const b = parseMaybe(toResultJson(real.text.trim()));
   const errorAgree = isErrorResult(imagined) === isErrorResult(real.text, real.error);
   if (a.json && b.json) {
     const exact = canonicalJson(a.value) === canonicalJson(b.value);

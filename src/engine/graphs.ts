@@ -52,8 +52,9 @@ function buildInference(cfg: LlamaConfig, params: Params, mode: 'hf' | 'step', o
   const lookup = (t: Float32Array) => O.unsqueeze(O.gather(g.const(t, [maxPos, hd]), pos), [1]);
 
   // Causal part: query at cache index past+r sees columns c <= past+r. Built by comparing slices of
-  // a constant arange, so no Range/CumSum ops and no [maxPos, maxPos] constant.
-  const arange = g.const(Array.from({ length: maxPos }, (_, i) => i), [maxPos]);
+  // a constant arange, so no Range/CumSum ops and no [maxPos, maxPos] constant. Cache indices may
+  // run past maxPos (a fixed-capacity cache with masked slots, see kvcache.ts), hence 2·maxPos.
+  const arange = g.const(Array.from({ length: 2 * maxPos }, (_, i) => i), [2 * maxPos]);
   const P = g.dimValue('past_sequence_length'), total = g.dimValue('total_sequence_length');
   const rows = O.slice(arange, P, total, [0], ['sequence_length']);
   const cols = O.slice(arange, [0], total, [0], ['total_sequence_length']);

@@ -40,14 +40,11 @@ export class SampleScratch {
 export function chooseToken(logits: Float32Array, off: number, V: number, sp: SampleParams, rng: Rng | null, s: SampleScratch): Choice {
   let max = -Infinity, arg = 0;
   for (let i = 0; i < V; i++) { const v = logits[off + i]; if (v > max) { max = v; arg = i; } }
-  let z = 0;
-  for (let i = 0; i < V; i++) z += Math.exp(logits[off + i] - max);
+  // One exp per logit: with e_i = exp(x_i - max), z = Σe and H = log z - Σ e_i (x_i - max) / z.
+  let z = 0, zx = 0;
+  for (let i = 0; i < V; i++) { const dx = logits[off + i] - max; const e = Math.exp(dx); z += e; zx += e * dx; }
   const lse = max + Math.log(z);
-  let ent = 0;
-  for (let i = 0; i < V; i++) {
-    const lp = logits[off + i] - lse;
-    if (lp > -745) ent -= Math.exp(lp) * lp;
-  }
+  const ent = Math.max(0, Math.log(z) - zx / z);
   const pick = (t: number): Choice => ({ token: t, logprob: logits[off + t] - lse, entropy: ent });
   if (sp.temperature <= 0 || rng === null) return pick(arg);
 
@@ -126,10 +123,12 @@ export interface KVModel {
   prefill(ids: Int32Array, mask: Uint8Array, pos: Int32Array, B: number, T: number): Promise<StepOut>;
   /**
    * One token per row. `keys`/`values` hold `cap` slots per row, [B, H, cap, D]; `mask` is [B, cap + 1]
+   * (int64 already: it is the one per-step input that grows with the context, so the sampler keeps it
+   * as a persistent buffer and updates one slot per row instead of converting it every step)
    * (the last column is the new token itself). Returns logits [B, V] and either the new token's
    * keys/values ([B, H, 1, D], kind 'new') or the whole cache including it ([B, H, cap + 1, D], 'present').
    */
-  step(ids: Int32Array, pos: Int32Array, mask: Uint8Array, keys: Float32Array[], values: Float32Array[], B: number, cap: number): Promise<StepOut>;
+  step(ids: Int32Array, pos: Int32Array, mask: BigInt64Array, keys: Float32Array[], values: Float32Array[], B: number, cap: number): Promise<StepOut>;
   /** 'fast' models return only new K/V from step; 'exact' ones return the full present cache. */
   readonly stepKind: 'new' | 'present';
 }
@@ -259,6 +258,7 @@ export class Sampler implements TextGenerator {
     for (let b = 0; b < B; b++) if (!rows[b].done) accept(b, pre.logits, rowToU[b] * V);
 
     let t = 0; // generated tokens already in the cache
+    let mask: BigInt64Array | null = null;
     const compactBelow = this.opts.compactBelow ?? 0.5;
     for (;;) {
       const live = active.filter((b) => !rows[b].done);
@@ -268,18 +268,27 @@ export class Sampler implements TextGenerator {
         keys = keys.map((K) => gatherRows(K, keepSlots, HD * cap));
         values = values.map((Vv) => gatherRows(Vv, keepSlots, HD * cap));
         active = live;
+        mask = null;
       }
       const Bc = active.length;
       const stepIds = new Int32Array(Bc), stepPos = new Int32Array(Bc);
-      const mask = new Uint8Array(Bc * (cap + 1));
       for (let i = 0; i < Bc; i++) {
         const r = rows[active[i]];
         // Finished rows ride along (until compaction) with a harmless repeated token.
         stepIds[i] = r.out[r.out.length - 1];
         stepPos[i] = r.prompt.length + Math.min(t, r.out.length - 1);
-        mask.set(promptMask[active[i]], i * (cap + 1));
-        mask.fill(1, i * (cap + 1) + Tp, i * (cap + 1) + Tp + t);
-        mask[i * (cap + 1) + cap] = 1;
+      }
+      const W = cap + 1;
+      if (!mask || mask.length !== Bc * W) {
+        mask = new BigInt64Array(Bc * W);
+        for (let i = 0; i < Bc; i++) {
+          const pm = promptMask[active[i]];
+          for (let j = 0; j < Tp; j++) if (pm[j]) mask[i * W + j] = 1n;
+          mask.fill(1n, i * W + Tp, i * W + Tp + t);
+          mask[i * W + cap] = 1n;
+        }
+      } else if (t > 0) {
+        for (let i = 0; i < Bc; i++) mask[i * W + Tp + t - 1] = 1n;
       }
       const so = await m.step(stepIds, stepPos, mask, keys, values, Bc, cap);
       if (m.stepKind === 'present') {
@@ -288,10 +297,10 @@ export class Sampler implements TextGenerator {
         const slot = Tp + t;
         for (let l = 0; l < L; l++) {
           const K = keys[l], Vv = values[l], nk = so.keys[l], nv = so.values[l];
+          // Plain loops: head_dim is small, and subarray views per (row, head) would be garbage each step.
           for (let i = 0; i < Bc; i++) for (let h = 0; h < H; h++) {
             const src = (i * H + h) * D, dst = ((i * H + h) * cap + slot) * D;
-            K.set(nk.subarray(src, src + D), dst);
-            Vv.set(nv.subarray(src, src + D), dst);
+            for (let j = 0; j < D; j++) { K[dst + j] = nk[src + j]; Vv[dst + j] = nv[src + j]; }
           }
         }
       }
@@ -373,7 +382,7 @@ export async function createOrtKVModel(runtime: Runtime, cfg: LlamaConfig, param
     async step(ids, pos, mask, keys, values, B, cap) {
       const res = await stepSess.run(kvFeeds({
         input_ids: { type: 'int64', data: toI64(ids), dims: [B, 1] },
-        attention_mask: { type: 'int64', data: toI64(mask), dims: [B, cap + 1] },
+        attention_mask: { type: 'int64', data: mask, dims: [B, cap + 1] },
         position_ids: { type: 'int64', data: toI64(pos), dims: [B, 1] },
       }, keys, values, B, cap));
       return { logits: res.logits.data as Float32Array, ...collect(res, mode === 'exact' ? 'present' : 'new') };

@@ -73,7 +73,8 @@ export function valueMatches(expected: unknown, actual: unknown): boolean {
 /** First expected key whose value the call does not match, or null when all (sub)args match. */
 export function argMismatch(expected: Record<string, unknown> | undefined, actual: Record<string, unknown> | undefined): string | null {
   if (!expected) return null;
-  const a = actual ?? {};
+  // Rollouts may hand us whatever the policy emitted: non-object arguments simply match nothing.
+  const a = (actual && typeof actual === 'object' && !Array.isArray(actual) ? actual : {}) as Record<string, unknown>;
   for (const [k, v] of Object.entries(expected)) {
     if (!(k in a)) return `${k} missing (expected ${JSON.stringify(v)})`;
     if (!valueMatches(v, a[k])) return `${k}=${JSON.stringify(a[k])} (expected ${JSON.stringify(v)})`;

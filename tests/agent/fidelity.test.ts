@@ -48,3 +48,11 @@ describe('fidelity', () => {
     expect(b.overall.exactRate).toBe(1);
   });
 });
+
+describe('plain-text tool outputs', () => {
+  it('compare in the {"result": …} form Rehearse must use', () => {
+    expect(compareResults('{"result":"jamal_berg_483"}', { text: 'jamal_berg_483', error: false })).toMatchObject({ exact: true, fieldF1: 1 });
+    expect(compareResults('{"result":"x"}', { text: 'y', error: false })).toMatchObject({ exact: false, fieldF1: 0 });
+    expect(compareResults('{"result":3}', { text: '3', error: false }).exact).toBe(true);
+  });
+});

@@ -151,3 +151,35 @@ describe('inference graphs agree with the training forward', () => {
     expect(maxDiff(got, alone)).toBeLessThan(1e-4);
   });
 });
+
+describe('KvCache (fixed-capacity slots for the decode-step graph)', () => {
+  it('grows, masks unused slots and left padding, and matches the training forward', async () => {
+    const { KvCache } = await import('../../src/engine/kvcache');
+    const rng = new Rng(5);
+    const a = tokens(rng, 10), b = tokens(rng, 7), pad = 3;
+    const fullA = await trainForward([a]), fullB = await trainForward([b]);
+    const step = await rt.createSession(exportDecodeStep(cfg, params).bytes);
+    const cache = new KvCache(cfg, 2, 4);
+    // prefill 6 columns (row 1: 3 pads + 3 tokens), then 4 single-token steps
+    const rows = [a, [0, 0, 0, ...b]];
+    const posB = [1, 1, 1, 0, 1, 2, 3, 4, 5, 6];
+    const got = [new Float32Array(10 * V), new Float32Array(7 * V)];
+    for (const [t0, n] of [[0, 6], [6, 1], [7, 1], [8, 1], [9, 1]]) {
+      const ids = rows.flatMap((r) => r.slice(t0, t0 + n));
+      const pos = [...Array.from({ length: n }, (_, s) => t0 + s), ...posB.slice(t0, t0 + n)];
+      const valid = [...Array(n).fill(1), ...Array.from({ length: n }, (_, s) => (t0 + s >= pad ? 1 : 0))];
+      const out = await step.run(cache.feeds(ids, pos, valid, n));
+      cache.commit(out, valid, n);
+      const lg = out.logits.data as Float32Array;
+      for (let s = 0; s < n; s++) {
+        got[0].set(lg.subarray(s * V, (s + 1) * V), (t0 + s) * V);
+        if (t0 + s >= pad) got[1].set(lg.subarray((n + s) * V, (n + s + 1) * V), (t0 + s - pad) * V);
+      }
+    }
+    expect(cache.capacity).toBe(16);
+    expect(cache.length).toBe(10);
+    expect(maxDiff(got[0], fullA)).toBeLessThan(1e-4);
+    expect(maxDiff(got[1], fullB)).toBeLessThan(1e-4);
+    await step.release();
+  });
+});

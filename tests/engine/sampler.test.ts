@@ -36,7 +36,7 @@ async function fullForwardArgmax(ids: number[]): Promise<number[]> {
   const T = ids.length, V = config.vocab_size;
   const g = buildForwardGraph(config, 1, T);
   const s = await nodeRuntime().createSession(g.bytes);
-  const feeds: Record<string, any> = { input_ids: { type: 'int64', data: BigInt64Array.from(ids.map(BigInt)), dims: [1, T] } };
+  const feeds: Record<string, any> = { input_ids: { type: 'int32', data: Int32Array.from(ids), dims: [1, T] } };
   for (const { name, shape } of paramSpecs(config)) feeds[name] = { type: 'float32', data: params[name], dims: shape };
   const logits = (await s.run(feeds)).logits.data as Float32Array;
   await s.release();

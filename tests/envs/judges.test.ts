@@ -144,3 +144,28 @@ describe('checklist judge', () => {
     expect(v.score).toBe(0);
   });
 });
+
+describe('judge properties on generated tasks', () => {
+  it('dropping expert steps never raises the score above the expert, and scores stay in [0, 1]', async () => {
+    const fc = await import('fast-check');
+    const { getWorld, replayReference } = await import('../../src/envs/worlds/index');
+    const tasks = [...getWorld('retail').tasks({ count: 15 }), ...getWorld('files').tasks({ count: 15 })];
+    const replays = tasks.map((t) => replayReference(t).turnSteps);
+    fc.assert(fc.property(fc.nat(tasks.length - 1), fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), fc.boolean(), (i, keep, junk) => {
+      let k = 0;
+      const steps = replays[i].map((turn) => {
+        const kept = turn.filter(() => keep[k++ % keep.length]);
+        // junk: arguments of the wrong type and unknown tools must not crash the judge
+        return junk ? [...kept, { call: { name: 'nope', arguments: 'x' as unknown as Record<string, unknown> } }, { reply: '' }] : kept;
+      });
+      const v = judgeEpisode(tasks[i], steps);
+      expect(v.score).toBeGreaterThanOrEqual(0);
+      expect(v.score).toBeLessThanOrEqual(1);
+      for (const t of v.turns) {
+        const sum = t.items.reduce((a, it) => a + (it.passed ? it.weight : 0), 0);
+        expect(t.score).toBeCloseTo(sum, 9);
+      }
+      if (keep.every(Boolean)) expect(v.score).toBe(1);
+    }), { numRuns: 200, seed: 7 });
+  });
+});

@@ -4,6 +4,10 @@
 // <base>/models/index.json, listing every folder that contains a config.json, with file sizes and the
 // parsed config. No symlinks: a production build must be self-contained.
 //
+// ENVACE_EXTRA_MODELS (a path list, ':'-separated) adds folders of model folders, served and copied the same
+// way but never shipped in the repo: e2e fixtures (see playwright.config.ts) and local experiments. A
+// model name present in several roots is taken from the first, and models/ always comes first.
+//
 // Runs in Node only (imported by vite.config.ts).
 
 import fs from 'node:fs';
@@ -13,6 +17,8 @@ import type { Plugin, ResolvedConfig } from 'vite';
 export interface ModelsPluginOptions {
   /** Folder with the model folders, relative to the Vite root. */
   dir?: string;
+  /** Further folders of model folders (default: from ENVACE_EXTRA_MODELS). */
+  extraDirs?: string[];
   /** URL segment under base. */
   route?: string;
 }
@@ -32,7 +38,21 @@ function walk(dir: string, rel = ''): { path: string; bytes: number }[] {
   return out;
 }
 
-export function buildIndex(modelsDir: string, baseUrl: string): { models: Entry[] } {
+/** Index of several roots; a name found in an earlier root hides later ones. */
+export function buildIndex(roots: string[], baseUrl: string): { models: Entry[]; rootOf: Map<string, string> } {
+  const seen = new Map<string, Entry>();
+  const rootOf = new Map<string, string>();
+  for (const r of roots) {
+    for (const m of indexRoot(r, baseUrl)) {
+      if (seen.has(m.name)) continue;
+      seen.set(m.name, m);
+      rootOf.set(m.name, r);
+    }
+  }
+  return { models: [...seen.values()].sort((a, b) => a.name.localeCompare(b.name)), rootOf };
+}
+
+function indexRoot(modelsDir: string, baseUrl: string): Entry[] {
   const files = walk(modelsDir);
   // A model folder is any folder holding a config.json; nested model folders are separate models.
   const roots = files.filter((f) => f.path === 'config.json' || f.path.endsWith('/config.json'))
@@ -55,8 +75,16 @@ export function buildIndex(modelsDir: string, baseUrl: string): { models: Entry[
       config,
     });
   }
-  models.sort((a, b) => a.name.localeCompare(b.name));
-  return { models };
+  return models;
+}
+
+/** The file a URL-relative path names: the first root that has it, never outside a root. */
+function resolveIn(roots: string[], rel: string): string | null {
+  for (const r of roots) {
+    const abs = path.resolve(r, rel);
+    if (abs.startsWith(r + path.sep) && fs.existsSync(abs) && fs.statSync(abs).isFile()) return abs;
+  }
+  return null;
 }
 
 const TYPES: Record<string, string> = { '.json': 'application/json', '.onnx': 'application/octet-stream', '.bin': 'application/octet-stream', '.txt': 'text/plain', '.jinja': 'text/plain' };
@@ -64,14 +92,15 @@ const TYPES: Record<string, string> = { '.json': 'application/json', '.onnx': 'a
 export function modelsPlugin(opts: ModelsPluginOptions = {}): Plugin {
   const route = (opts.route ?? 'models').replace(/^\/|\/$/g, '');
   let cfg: ResolvedConfig;
-  let modelsDir = '';
+  let roots: string[] = [];
   const baseUrl = () => `${cfg.base.replace(/\/?$/, '/')}${route}/`;
 
   return {
     name: 'envace-models',
     configResolved(c) {
       cfg = c;
-      modelsDir = path.resolve(c.root, opts.dir ?? 'models');
+      const extra = opts.extraDirs ?? (process.env.ENVACE_EXTRA_MODELS ?? '').split(path.delimiter).filter(Boolean);
+      roots = [opts.dir ?? 'models', ...extra].map((d) => path.resolve(c.root, d));
     },
     configureServer(server) {
       server.middlewares.use((req, res, next) => {
@@ -82,12 +111,12 @@ export function modelsPlugin(opts: ModelsPluginOptions = {}): Plugin {
         if (rel === 'index.json') {
           res.setHeader('Content-Type', 'application/json');
           res.setHeader('Cache-Control', 'no-store');
-          res.end(JSON.stringify(buildIndex(modelsDir, base)));
+          res.end(JSON.stringify({ models: buildIndex(roots, base).models }));
           return;
         }
-        const abs = path.resolve(modelsDir, rel);
-        // Refuse anything that escapes models/ (../ tricks) or is not a plain file.
-        if (!abs.startsWith(modelsDir + path.sep) || !fs.existsSync(abs) || !fs.statSync(abs).isFile()) {
+        // Refuses anything that escapes the roots (../ tricks) or is not a plain file.
+        const abs = resolveIn(roots, rel);
+        if (!abs) {
           res.statusCode = 404;
           res.end('not found');
           return;
@@ -102,13 +131,19 @@ export function modelsPlugin(opts: ModelsPluginOptions = {}): Plugin {
       const out = path.resolve(cfg.root, cfg.build.outDir, route);
       fs.rmSync(out, { recursive: true, force: true });
       fs.mkdirSync(out, { recursive: true });
-      for (const f of walk(modelsDir)) {
-        const dst = path.join(out, f.path);
-        fs.mkdirSync(path.dirname(dst), { recursive: true });
-        // FICLONE: a reflink where the filesystem supports it (instant for large .onnx files), else a copy.
-        fs.copyFileSync(path.join(modelsDir, f.path), dst, fs.constants.COPYFILE_FICLONE);
+      const index = buildIndex(roots, baseUrl());
+      // Copy exactly the indexed models, each from the root it was indexed in.
+      for (const m of index.models) {
+        for (const f of m.files) {
+          const rel = m.name === '.' ? f.path : `${m.name}/${f.path}`;
+          const src = path.join(index.rootOf.get(m.name)!, rel);
+          const dst = path.join(out, rel);
+          fs.mkdirSync(path.dirname(dst), { recursive: true });
+          // FICLONE: a reflink where the filesystem supports it (instant for large .onnx files), else a copy.
+          fs.copyFileSync(src, dst, fs.constants.COPYFILE_FICLONE);
+        }
       }
-      fs.writeFileSync(path.join(out, 'index.json'), JSON.stringify(buildIndex(modelsDir, baseUrl())));
+      fs.writeFileSync(path.join(out, 'index.json'), JSON.stringify({ models: index.models }));
     },
   };
 }

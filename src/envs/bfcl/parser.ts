@@ -104,6 +104,7 @@ class PyLiteralParser {
       this.i++;
       const v = this.expr();
       if (typeof v === 'number') return c === '-' ? -v : v;
+      if (typeof v === 'bigint') return c === '-' ? -v : v;
       if (v instanceof PyFloat) return new PyFloat(c === '-' ? -v.value : v.value);
       if (typeof v === 'boolean') return c === '-' ? -Number(v) : Number(v);
       this.fail('bad operand for unary ' + c);
@@ -206,7 +207,9 @@ class PyLiteralParser {
     if (/[jJ]/.test(this.s[this.i] ?? '')) this.fail('complex numbers are not supported');
     if (m[2] !== undefined || m[3] !== undefined) return new PyFloat(Number(text));
     if (/^0\d/.test(text) && /[1-9]/.test(text)) this.fail('leading zeros in decimal integer literals are not permitted');
-    return Number(text);
+    const n = Number(text);
+    // Python ints are unbounded: keep the exact value once a double cannot hold it.
+    return Number.isSafeInteger(n) ? n : BigInt(text);
   }
 
   /** One or more adjacent string literals (Python concatenates them). */

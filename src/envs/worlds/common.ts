@@ -74,6 +74,10 @@ export function difficultyOf(world: string, seed: number): number {
 export function selectSeeds(world: string, q: TaskQuery = {}): number[] {
   const count = q.count ?? 100;
   const offset = q.offset ?? 0;
+  // An impossible filter would loop forever: reject it up front.
+  if (q.difficulty !== undefined && ![1, 2, 3].includes(q.difficulty)) throw new Error(`difficulty must be 1, 2 or 3, got ${q.difficulty}`);
+  if (q.split !== undefined && q.split !== 'train' && q.split !== 'test') throw new Error(`split must be 'train' or 'test', got ${String(q.split)}`);
+  if (!Number.isInteger(count) || count < 0 || !Number.isInteger(offset) || offset < 0) throw new Error('count and offset must be non-negative integers');
   const out: number[] = [];
   let skipped = 0;
   for (let seed = 0; out.length < count; seed++) {

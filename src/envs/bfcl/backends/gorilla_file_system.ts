@@ -5,7 +5,7 @@
 import { BfclPyError, registerBackend, type BfclBackend } from '../backend';
 import {
   bindPyArgs, pyCompareStr, pyContains, pyDeepCopy, pyEquals, pyFormatFixed, pySplitlines, pySplitWhitespace,
-  pyTruthy, pyTypeName, PyFloat, type PyParam,
+  pyStr, pyTruthy, pyTypeName, PyFloat, type PyParam,
 } from '../../python';
 
 const CLASS = 'GorillaFileSystem';
@@ -60,8 +60,9 @@ export class PyDirectory {
   }
 }
 
+/** f"{v}" */
 function pyStrOf(v: unknown): string {
-  return typeof v === 'string' ? v : String(v);
+  return pyStr(v);
 }
 
 /** `name in s` where Python would raise for a non-string operand. */
@@ -489,7 +490,7 @@ export class GorillaFileSystem implements BfclBackend {
 }
 
 function joinPart(v: unknown): string {
-  return typeof v === 'string' ? v : String(v);
+  return pyStr(v);
 }
 
 function pyLen(v: unknown): number {

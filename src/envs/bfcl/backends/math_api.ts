@@ -90,10 +90,30 @@ function pyPow(a: unknown, b: unknown): unknown {
   const fx = toF(x);
   const fy = toF(y);
   if (fx === 0 && fy < 0) throw new BfclPyError('ZeroDivisionError', '0.0 cannot be raised to a negative power');
+  const exact = exactIntPow(fx, fy);
+  if (exact !== null) return new PyFloat(exact);
   if (fx < 0 && !Number.isInteger(fy) && Number.isFinite(fy)) return complexPow(fx, fy);
   const r = fx ** fy;
   if (!Number.isFinite(r) && Number.isFinite(fx) && Number.isFinite(fy)) throw new BfclPyError('OverflowError', "(34, 'Numerical result out of range')");
   return new PyFloat(r);
+}
+
+/**
+ * x ** n for an integral n, correctly rounded from the exact value (C's pow is, JS's is not always).
+ * Null when the result leaves the normal double range, where the caller falls back to JS.
+ */
+function exactIntPow(x: number, n: number): number | null {
+  if (!Number.isFinite(x) || x === 0 || !Number.isInteger(n) || Math.abs(n) > 1100) return null;
+  const d = decomposeDouble(x);
+  const k = BigInt(Math.abs(n));
+  const man = d.man ** k;
+  const exp = d.exp * Math.abs(n);
+  const r = n >= 0 ? roundRational(man, 1n, 53) : roundRational(1n, man, 53);
+  const e = n >= 0 ? r.exp + exp : r.exp - exp;
+  const top = e + bitLen(r.man);
+  if (top > 1024 || top < -1021) return null;
+  const v = Number(r.man) * 2 ** e;
+  return d.neg && (Math.abs(n) % 2 === 1) ? -v : v;
 }
 
 /** A negative float to a fractional power is a complex number in Python 3. */
@@ -288,12 +308,14 @@ function lnFixed(man: bigint, exp: number, w: number): bigint {
   let y = b <= w ? man << BigInt(w - b) : man >> BigInt(b - w);
   const one = 1n << W;
   if (y * y < (one * one) / 2n) { y <<= 1n; k -= 1; }
-  const z = ((y - one) << W) / (y + one);
+  const zs = ((y - one) << W) / (y + one);
+  // atanh is odd: sum on |z| so the truncating shifts reach zero.
+  const z = zs < 0n ? -zs : zs;
   const z2 = (z * z) >> W;
   let term = z;
   let sum = 0n;
   for (let i = 1n; term !== 0n; i += 2n) { sum += term / i; term = (term * z2) >> W; }
-  return 2n * sum + BigInt(k) * ln2Fixed(w);
+  return 2n * (zs < 0n ? -sum : sum) + BigInt(k) * ln2Fixed(w);
 }
 
 /** A fixed-point approximation v * 2^-w rounded to `prec` bits (adequate guard bits assumed). */
@@ -674,8 +696,8 @@ export class MathAPI implements BfclBackend {
         if (!isIntOrFloat(value)) return err('Value must be a number');
         hashCheck(uin);
         const inF = TO_METERS.find(([k]) => pyEquals(k, uin));
-        hashCheck(uout);
-        const outF = TO_METERS.find(([k]) => pyEquals(k, uout));
+        if (inF) hashCheck(uout);
+        const outF = inF ? TO_METERS.find(([k]) => pyEquals(k, uout)) : undefined;
         if (!inF || !outF) return err(`Conversion from '${fstr(uin)}' to '${fstr(uout)}' is not supported`);
         const fromMeters = pyTrueDiv(1, outF[1]);
         return res(pyMul(pyMul(value, inF[1]), fromMeters));

@@ -21,8 +21,10 @@ function need<T>(ok: boolean, v: T, path: string): T {
   return v;
 }
 const str = (v: unknown, p: string) => need(typeof v === 'string', v as string, p);
-const entries = (v: unknown, p: string): [string, unknown][] =>
-  need(isPyDict(v), v, p) && dictEntries(v as PyDict).map(([k, x]) => [String(k), x]);
+const entries = (v: unknown, p: string): [string, unknown][] => {
+  need(isPyDict(v), v, p);
+  return dictEntries(v as PyDict).map(([k, x]) => [String(k), x]);
+};
 
 export const dumpTask = (t: MockTask): PyDict => ({ task_id: t.task_id, title: t.title, description: t.description, status: t.status });
 export const dumpMockUser = (u: MockUser): PyDict => ({ user_id: u.user_id, name: u.name, tasks: [...u.tasks] });

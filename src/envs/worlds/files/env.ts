@@ -2,30 +2,35 @@
 // scenario is the generated tree. Function docs are built in (short, abridged from BFCL's) instead of
 // read from the shared data folder, so the world also runs in the browser worker.
 
-import type { Environment, ToolSchema } from '../../types';
+import type { Environment, JSONSchema, ToolSchema } from '../../types';
 import { BfclEnvironment, type BfclFuncDoc, type BfclParamSchema } from '../../bfcl/env';
 import { PyDirectory, PyFile, type GorillaFileSystem } from '../../bfcl/backends/gorilla_file_system';
 import type { FsScenario } from './tree';
 import { RestrictedEnv } from '../common';
 
-const str = (description: string) => ({ type: 'string', description });
+const str = (description: string): JSONSchema => ({ type: 'string', description });
 
-/** JSON schemas of the GorillaFileSystem methods the world uses (BFCL's function docs, abridged). */
+const obj = (properties: Record<string, JSONSchema>, required: string[] = []): JSONSchema => ({ type: 'object', properties, required });
+
+/**
+ * The GorillaFileSystem methods the world uses, with short descriptions written for 1–2k-token policies
+ * (BFCL's own docs run to several hundred tokens). Names and parameters are BFCL's.
+ */
 export const FS_TOOL_SCHEMAS: ToolSchema[] = [
-  { name: 'pwd', description: 'Return the current working directory path.', parameters: { type: 'object', properties: {}, required: [] } },
-  { name: 'ls', description: 'List the contents of the current directory.', parameters: { type: 'object', properties: { a: { type: 'boolean', description: 'Show hidden files and directories.' } }, required: [] } },
-  { name: 'cd', description: 'Change the current working directory to the specified folder.', parameters: { type: 'object', properties: { folder: str('The folder to change to, one level at a time.') }, required: ['folder'] } },
-  { name: 'find', description: 'Find files or directories under path whose name contains name.', parameters: { type: 'object', properties: { path: str("The directory to start from. Defaults to '.'."), name: str('Part of the name to look for.') }, required: [] } },
-  { name: 'cat', description: 'Display the contents of a file in the current directory.', parameters: { type: 'object', properties: { file_name: str('The file name, no path.') }, required: ['file_name'] } },
-  { name: 'grep', description: 'Lines of a file in the current directory that contain pattern.', parameters: { type: 'object', properties: { file_name: str('The file name, no path.'), pattern: str('The text to search for.') }, required: ['file_name', 'pattern'] } },
-  { name: 'wc', description: 'Count lines, words or characters of a file.', parameters: { type: 'object', properties: { file_name: str('The file name, no path.'), mode: { type: 'string', enum: ['l', 'w', 'c'], description: "'l' lines, 'w' words, 'c' characters. Defaults to 'l'." } }, required: ['file_name'] } },
-  { name: 'tail', description: 'Display the last lines of a file.', parameters: { type: 'object', properties: { file_name: str('The file name, no path.'), lines: { type: 'integer', description: 'Number of lines. Defaults to 10.' } }, required: ['file_name'] } },
-  { name: 'mkdir', description: 'Create a new directory in the current directory.', parameters: { type: 'object', properties: { dir_name: str('The directory name.') }, required: ['dir_name'] } },
-  { name: 'touch', description: 'Create a new empty file in the current directory.', parameters: { type: 'object', properties: { file_name: str('The file name.') }, required: ['file_name'] } },
-  { name: 'echo', description: 'Write content to an existing file in the current directory, or display it.', parameters: { type: 'object', properties: { content: str('The content.'), file_name: str('The file to write to.') }, required: ['content'] } },
-  { name: 'mv', description: 'Move or rename a file or directory within the current directory.', parameters: { type: 'object', properties: { source: str('The name to move.'), destination: str('The new name, or an existing directory.') }, required: ['source', 'destination'] } },
-  { name: 'cp', description: 'Copy a file or directory within the current directory.', parameters: { type: 'object', properties: { source: str('The name to copy.'), destination: str('The new name, or an existing directory.') }, required: ['source', 'destination'] } },
-  { name: 'rm', description: 'Remove a file or directory.', parameters: { type: 'object', properties: { file_name: str('The name to remove.') }, required: ['file_name'] } },
+  { name: 'pwd', description: 'Current directory path.', parameters: obj({}) },
+  { name: 'ls', description: 'List the current directory.', parameters: obj({ a: { type: 'boolean', description: 'also hidden entries' } }) },
+  { name: 'cd', description: "Change directory by one level: a folder name, or '..'.", parameters: obj({ folder: str('folder name') }, ['folder']) },
+  { name: 'find', description: 'Paths under path whose name contains name.', parameters: obj({ path: str("default '.'"), name: str('part of the name') }) },
+  { name: 'cat', description: 'Show a file of the current directory.', parameters: obj({ file_name: str('name, no path') }, ['file_name']) },
+  { name: 'grep', description: 'Lines of a file containing pattern.', parameters: obj({ file_name: str('name, no path'), pattern: str('text') }, ['file_name', 'pattern']) },
+  { name: 'wc', description: 'Count lines (l), words (w) or characters (c) of a file.', parameters: obj({ file_name: str('name, no path'), mode: { type: 'string', enum: ['l', 'w', 'c'], description: "default 'l'" } }, ['file_name']) },
+  { name: 'tail', description: 'Last lines of a file.', parameters: obj({ file_name: str('name, no path'), lines: { type: 'integer', description: 'default 10' } }, ['file_name']) },
+  { name: 'mkdir', description: 'Create a folder in the current directory.', parameters: obj({ dir_name: str('name') }, ['dir_name']) },
+  { name: 'touch', description: 'Create an empty file in the current directory.', parameters: obj({ file_name: str('name') }, ['file_name']) },
+  { name: 'echo', description: 'Write content into an existing file (or print it).', parameters: obj({ content: str('text'), file_name: str('existing file') }, ['content']) },
+  { name: 'mv', description: 'Rename, or move into an existing folder. Names only.', parameters: obj({ source: str('name'), destination: str('new name or folder') }, ['source', 'destination']) },
+  { name: 'cp', description: 'Copy, or copy into an existing folder. Names only.', parameters: obj({ source: str('name'), destination: str('new name or folder') }, ['source', 'destination']) },
+  { name: 'rm', description: 'Remove a file or folder.', parameters: obj({ file_name: str('name') }, ['file_name']) },
 ];
 
 /** The schemas above as BFCL function docs, so BfclEnvironment validates calls exactly as for BFCL tasks. */

@@ -10,7 +10,7 @@ import type { Environment, ToolSchema } from '../../types';
 import { Rng } from '../rng';
 import { call, defineWorld, reply, toolsUsed, RestrictedEnv, type ExpertStep, type ItemSpec, type TaskPlan, type TurnPlan } from '../common';
 import { allNames, FsModel, generateTree, newDirName, newFileName, toScenario, type FsDir, type FsFile } from './tree';
-import { createWorldFsEnv, fsStateOf } from './env';
+import { createWorldFsEnv, fsStateOf, FS_TOOL_SCHEMAS } from './env';
 
 export const FILES_POLICY = [
   'You manage a small file system with the tools; you start in the top folder. Be brief.',
@@ -21,42 +21,15 @@ export const FILES_POLICY = [
   '- Reply with what you found or did.',
 ].join('\n');
 
-const TOOL_DOCS: [string, string, Record<string, string>][] = [
-  ['pwd', 'Current directory path.', {}],
-  ['ls', 'List the current directory.', { a: 'also hidden entries' }],
-  ['cd', "Change directory by one level: a folder name, or '..'.", { folder: 'folder name' }],
-  ['find', 'Paths under path whose name contains name.', { path: "default '.'", name: 'part of the name' }],
-  ['cat', 'Show a file of the current directory.', { file_name: 'name, no path' }],
-  ['grep', 'Lines of a file containing pattern.', { file_name: 'name, no path', pattern: 'text' }],
-  ['wc', 'Count lines (l), words (w) or characters (c) of a file.', { file_name: 'name, no path', mode: "'l', 'w' or 'c'" }],
-  ['tail', 'Last lines of a file.', { file_name: 'name, no path', lines: 'how many' }],
-  ['mkdir', 'Create a folder in the current directory.', { dir_name: 'name' }],
-  ['touch', 'Create an empty file in the current directory.', { file_name: 'name' }],
-  ['echo', 'Write content into an existing file (or print it).', { content: 'text', file_name: 'existing file' }],
-  ['mv', 'Rename, or move into an existing folder. Names only.', { source: 'name', destination: 'new name or folder' }],
-  ['cp', 'Copy, or copy into an existing folder. Names only.', { source: 'name', destination: 'new name or folder' }],
-  ['rm', 'Remove a file or folder.', { file_name: 'name' }],
-];
-const TOOL_ORDER = TOOL_DOCS.map(([n]) => n);
+const TOOL_ORDER = FS_TOOL_SCHEMAS.map((t) => t.name);
 const CORE_TOOLS = ['ls', 'cd', 'cat', 'find'];
 
-function shortSchema(full: ToolSchema): ToolSchema {
-  const doc = TOOL_DOCS.find(([n]) => n === full.name);
-  if (!doc) return full;
-  const props: Record<string, ToolSchema['parameters']> = {};
-  for (const [k, v] of Object.entries(full.parameters.properties ?? {})) {
-    const d = doc[2][k];
-    const { description: _drop, title: _t, ...rest } = v as Record<string, unknown>;
-    props[k] = d ? { ...rest, description: d } : rest;
-  }
-  return { name: full.name, description: doc[1], parameters: { ...full.parameters, properties: props } };
-}
-
+/** The schemas as the BFCL environment advertises them (it validates calls against the same docs). */
 let schemaCache: Record<string, ToolSchema> | null = null;
 function schemas(): Record<string, ToolSchema> {
   if (!schemaCache) {
     const env = createWorldFsEnv(toScenario('root', { type: 'directory', contents: {} }));
-    schemaCache = Object.fromEntries(env.tools().filter((t) => TOOL_ORDER.includes(t.name)).map((t) => [t.name, shortSchema(t)]));
+    schemaCache = Object.fromEntries(env.tools().map((t) => [t.name, t]));
   }
   return schemaCache;
 }

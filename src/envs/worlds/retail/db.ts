@@ -121,7 +121,13 @@ export function generateDb(rng: Rng, o: DbOptions): RetailDb {
     } else {
       addPm({ source: 'paypal', id: uniq(used, () => `paypal_${rng.digits(4)}`) });
     }
-    if (rng.chance(0.6)) addPm({ source: 'gift_card', id: uniq(used, () => `gift_card_${rng.digits(4)}`), balance: money(rng, 0, 250) });
+    // a second card or PayPal for some users: refunds to it are against policy unless it paid the order
+    if (rng.chance(0.35)) {
+      if ('paypal' === Object.values(payment_methods)[0].source) {
+        addPm({ source: 'credit_card', id: uniq(used, () => `credit_card_${rng.digits(4)}`), brand: rng.pick(BRANDS), last_four: rng.digits(4) });
+      } else addPm({ source: 'paypal', id: uniq(used, () => `paypal_${rng.digits(4)}`) });
+    }
+    if (rng.chance(0.6)) addPm({ source: 'gift_card', id: uniq(used, () => `gift_card_${rng.digits(4)}`), balance: money(rng, 0, 150) });
     const user: RUser = {
       user_id, name: { first_name: first, last_name: last }, address: genAddress(rng),
       email: `${first}.${last}${rng.int(1, 99)}@example.com`.toLowerCase(), payment_methods, orders: [],

@@ -204,6 +204,20 @@ function planTurn(c: Ctx, intent: Intent, o: ROrder | undefined, followUp: boole
     case 'return': {
       const item = rng.pick(order.items);
       const gc = giftCardOf(c.user);
+      const original = order.payment_history[0].payment_method_id;
+      // another non-gift method of the user: the tool refuses refunds to it (policy: original or gift card)
+      const other = Object.values(c.user.payment_methods).find((p) => p.source !== 'gift_card' && p.id !== original);
+      if (other && rng.chance(0.4)) {
+        c.tags.add('wrong_refund_method');
+        const label = other.source === 'paypal' ? 'PayPal' : 'other credit card';
+        ask = `I'd like to return the ${item.name} from ${it}. Please refund it to my ${label}.`;
+        steps.push(reply(`I cannot refund to your ${label}: a return can only be refunded to the original payment method (${original}) or a gift card. Which do you prefer?`));
+        items.push({ question: `Did the agent avoid a return refunded to ${other.id}, which did not pay for ${oid}?`, focus_on: 'policy: refund to the original method or a gift card',
+          cond: { kind: 'not_called', tool: 'return_delivered_order_items', args: { order_id: oid, payment_method_id: other.id } }, weight: 2, required: true });
+        items.push({ question: 'Did the agent explain that refunds go to the original payment method or a gift card?', focus_on: 'reply content',
+          cond: { kind: 'reply_contains', text: ['original payment method'] }, weight: 1 });
+        break;
+      }
       const toGift = !!gc && rng.chance(0.5);
       ask = `I'd like to return the ${item.name} from ${it}. ` + (toGift ? 'Please refund it to my gift card.' : 'Refund to the original payment method.');
       if (toGift) { const ul = userLookup(c); steps.push(...ul.steps); items.push(...ul.items); }

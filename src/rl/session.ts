@@ -1,0 +1,56 @@
+// Builds a trainer from a model folder and a built-in world: the one place the CLI and the browser worker
+// share, so a run configured in either behaves the same.
+
+import { hashSeed } from '../agent/rollout';
+import { profileFromConfig } from '../agent/profile';
+import type { ModelFolder } from '../engine/modelFolder';
+import type { Runtime } from '../engine/runtime';
+import { getWorld } from '../envs/worlds/index';
+import type { CheckpointStore } from './checkpoint';
+import { GrpoTrainer, validateTrainConfig, type TrainConfig } from './trainer';
+
+export interface RunSpec extends Partial<TrainConfig> {
+  /** Built-in world the tasks come from. */
+  world?: string;
+  /** Difficulty filter for training tasks (1–3), or all. */
+  difficulty?: number;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly errors: string[]) { super(`invalid training config:\n  - ${errors.join('\n  - ')}`); }
+}
+
+export function makeTrainer(folder: ModelFolder, runtime: Runtime, spec: RunSpec, opts: { runId: string; store?: CheckpointStore; log?: (s: string) => void }): GrpoTrainer {
+  const { world: worldName = 'files', difficulty, ...rest } = spec;
+  const v = validateTrainConfig(rest);
+  if (!v.ok) throw new ConfigError(v.errors);
+  let world;
+  try { world = getWorld(worldName); } catch (e) { throw new ConfigError([(e as Error).message]); }
+  const cfg = v.config;
+  // A fixed pool of training seeds; each step draws from it by hash so a resumed run draws the same tasks.
+  const pool = world.seeds({ split: 'train', difficulty, count: 4000 });
+  const evalTasks = world.tasks({ split: 'test', difficulty, count: cfg.evalTasks });
+  return new GrpoTrainer(cfg, {
+    runtime,
+    config: folder.config,
+    params: folder.params,
+    tokenizer: folder.tokenizer,
+    ids: folder.ids,
+    profile: profileFromConfig(folder.rawConfig),
+    trainTasks: ({ step, count, seed }) => {
+      const seen = new Set<number>();
+      const out = [];
+      for (let i = 0; out.length < count && i < count * 10; i++) {
+        const s = pool[hashSeed('task', seed, step, i) % pool.length];
+        if (seen.has(s)) continue;
+        seen.add(s);
+        out.push(world.task(s));
+      }
+      return out;
+    },
+    evalTasks,
+    store: opts.store,
+    runId: opts.runId,
+    log: opts.log,
+  });
+}

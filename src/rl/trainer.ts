@@ -1,0 +1,375 @@
+// Role-Wise GRPO trainer (ENVACE.md §2) and its ablations; the same code runs in Node and in the worker.
+// One step: tasks × K rollouts → judge → advantages → update through the engine's training graph → metrics.
+// Everything random derives from (seed, step), so a resumed run continues exactly where it stopped.
+
+import type { Generation, TextGenerator } from '../engine/generator';
+import type { LlamaConfig, Params } from '../engine/decoder';
+import type { AggMode, KlType } from '../engine/losses';
+import type { Runtime } from '../engine/runtime';
+import { createOrtKVModel, Sampler } from '../engine/sampler';
+import type { BPETokenizer } from '../engine/tokenizer';
+import { Model, makeLmBatch, type GrpoBatch } from '../engine/trainer-core';
+import type { Task } from '../envs/types';
+import { evaluate, type EvalResult } from '../agent/evaluate';
+import { rolloutSettings, type PromptProfile } from '../agent/profile';
+import { checklistJudge, hashSeed, rolloutGroups, type RolloutJudge } from '../agent/rollout';
+import type { Role, Trajectory } from '../agent/types';
+import { batchFidelity } from '../agent/fidelity';
+import { computeAdvantages, roleStats, rowReward, VARIANTS, type AdvRow, type StdNorm, type VariantName } from './advantages';
+import { decodeCheckpoint, encodeCheckpoint, type CheckpointStore, type TensorSet } from './checkpoint';
+
+/** Options under verl/TRL names where they exist. */
+export interface TrainConfig {
+  variant: VariantName;
+  seed: number;
+  steps: number;
+  /** Tasks per step (verl data.train_batch_size). */
+  tasksPerStep: number;
+  /** Rollouts per task (actor_rollout_ref.rollout.n / TRL num_generations). */
+  groupSize: number;
+  stdNorm: StdNorm;                      // verl norm_adv_by_std_in_grpo (none | group | batch)
+  lossAggMode: AggMode;                  // verl loss_agg_mode
+  clipRatioLow: number;
+  clipRatioHigh: number;
+  clipRatioC: number;                    // dual-clip constant
+  klType: KlType;                        // verl kl_loss_type (k3 = low_var_kl); 'none' = use_kl_loss false
+  klCoef: number;
+  lr: number;
+  weightDecay: number;
+  gradClip: number;
+  temperature: number;
+  topP: number;
+  topK: number;
+  maxTurns: number;                      // assistant turns per episode
+  reward: 'checklist' | 'outcome' | 'both';
+  emptyPenalty: number;
+  /** Rows per training-graph call (static shapes: short micro-batches are padded). */
+  microBatch: number;
+  evalEvery: number;
+  evalTasks: number;
+  evalK: number;
+  checkpointEvery: number;
+}
+
+export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
+  variant: 'envace', seed: 1, steps: 20, tasksPerStep: 4, groupSize: 4,
+  stdNorm: 'none', lossAggMode: 'token-mean', clipRatioLow: 0.2, clipRatioHigh: 0.2, clipRatioC: 3,
+  klType: 'none', klCoef: 1e-4, lr: 1e-4, weightDecay: 0.01, gradClip: 1,
+  temperature: 1, topP: 1, topK: 0, maxTurns: 8, reward: 'checklist', emptyPenalty: -0.1,
+  microBatch: 8, evalEvery: 5, evalTasks: 16, evalK: 1, checkpointEvery: 5,
+};
+
+/** Structured config validation: every problem, not just the first. */
+export function validateTrainConfig(c: Partial<TrainConfig>): { ok: true; config: TrainConfig } | { ok: false; errors: string[] } {
+  const cfg = { ...DEFAULT_TRAIN_CONFIG, ...c };
+  const errors: string[] = [];
+  const known = new Set(Object.keys(DEFAULT_TRAIN_CONFIG));
+  for (const k of Object.keys(c)) if (!known.has(k)) errors.push(`unknown option '${k}'`);
+  if (!(cfg.variant in VARIANTS)) errors.push(`variant must be one of ${Object.keys(VARIANTS).join(', ')}`);
+  for (const k of ['steps', 'tasksPerStep', 'groupSize', 'microBatch', 'maxTurns', 'evalTasks', 'evalK'] as const) {
+    if (!Number.isInteger(cfg[k]) || cfg[k] < (k === 'steps' ? 0 : 1)) errors.push(`${k} must be a positive integer (got ${JSON.stringify(cfg[k])})`);
+  }
+  for (const k of ['lr', 'weightDecay', 'gradClip', 'temperature', 'clipRatioLow', 'clipRatioHigh', 'klCoef'] as const) {
+    if (typeof cfg[k] !== 'number' || !Number.isFinite(cfg[k]) || cfg[k] < 0) errors.push(`${k} must be a finite number ≥ 0 (got ${JSON.stringify(cfg[k])})`);
+  }
+  if (cfg.clipRatioC <= 1) errors.push('clipRatioC must be > 1 (dual-clip)');
+  if (!['none', 'group', 'batch'].includes(cfg.stdNorm)) errors.push('stdNorm must be none | group | batch');
+  if (!['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'].includes(cfg.lossAggMode)) errors.push('lossAggMode is not a verl mode');
+  if (!['none', 'k1', 'k2', 'k3'].includes(cfg.klType)) errors.push('klType must be none | k1 | k2 | k3');
+  if (!['checklist', 'outcome', 'both'].includes(cfg.reward)) errors.push('reward must be checklist | outcome | both');
+  return errors.length ? { ok: false, errors } : { ok: true, config: cfg };
+}
+
+export interface StepMetrics {
+  step: number;
+  reward: number;                        // mean trajectory reward
+  rewardAct: number; rewardRehearse: number;
+  advActMean: number; advActAbs: number; advRehearseMean: number; advRehearseAbs: number;
+  trainSuccess: number;
+  fidelityF1: number; fidelityExact: number;
+  loss: number; pgLoss: number; klLoss: number; ppoKl: number; clipfrac: number;
+  entropy: number; gradNorm: number;
+  rows: number; tokens: number; rolloutTokensPerS: number;
+  secondsPerStep: number; rolloutSeconds: number; judgeSeconds: number; updateSeconds: number;
+  skipped: boolean; note?: string;
+}
+
+export interface EvalMetrics { step: number; success: number; checklist: number; passAtK: number; fidelityF1: number; fidelityExact: number; errorAgree: number }
+
+export interface TrainerDeps {
+  runtime: Runtime;
+  config: LlamaConfig;
+  params: Params;
+  tokenizer: BPETokenizer;
+  ids: { eos: number; pad: number };
+  profile: PromptProfile;
+  trainTasks: (seeds: { step: number; count: number; seed: number }) => Task[];
+  evalTasks: Task[];
+  store?: CheckpointStore;
+  runId: string;
+  log?: (s: string) => void;
+}
+
+interface Policy { role: Role | 'both'; model: Model }
+
+export class GrpoTrainer {
+  readonly cfg: TrainConfig;
+  step = 0;
+  readonly history: StepMetrics[] = [];
+  readonly evals: EvalMetrics[] = [];
+  private policies: Policy[];
+  private frozen: Params;
+  private ref?: Model;
+  private simulator?: Sampler;
+
+  constructor(cfg: TrainConfig, private deps: TrainerDeps) {
+    this.cfg = cfg;
+    const v = VARIANTS[cfg.variant];
+    const make = () => new Model(deps.config, deps.runtime, cloneParams(deps.params), { seed: cfg.seed, adam: { weightDecay: cfg.weightDecay, maxGradNorm: cfg.gradClip } });
+    this.policies = v.models === 'per-role' ? [{ role: 'act', model: make() }, { role: 'rehearse', model: make() }] : [{ role: 'both', model: make() }];
+    this.frozen = cloneParams(deps.params);
+    if (cfg.klType !== 'none') this.ref = new Model(deps.config, deps.runtime, this.frozen);
+  }
+
+  get variant() { return VARIANTS[this.cfg.variant]; }
+
+  private policyFor(role: Role): Model {
+    return (this.policies.find((p) => p.role === role) ?? this.policies[0]).model;
+  }
+
+  private async sampler(params: Params, name: string): Promise<Sampler & { release(): Promise<void> }> {
+    const kv = await createOrtKVModel(this.deps.runtime, this.deps.config, params);
+    const s = new Sampler(kv, this.deps.tokenizer, { name, maxContext: this.deps.config.max_position_embeddings, eosTokenIds: [this.deps.ids.eos], padTokenId: this.deps.ids.pad }) as Sampler & { release(): Promise<void> };
+    s.release = () => kv.release();
+    return s;
+  }
+
+  /** The generators a rollout of this variant needs: the policy, and who answers tool calls. */
+  private async generators(): Promise<{ mode: 'rehearsal' | 'simulator' | 'real'; policy: Sampler & { release(): Promise<void> }; simulator?: TextGenerator; release: () => Promise<void> }> {
+    const v = this.variant;
+    const policy = await this.sampler(this.policyFor('act').params, 'policy');
+    if (v.models === 'per-role') {
+      // The Rehearse model answers tool calls; its rows are trained, unlike a frozen simulator's.
+      const reh = await this.sampler(this.policyFor('rehearse').params, 'rehearse-policy');
+      return { mode: 'simulator', policy, simulator: reh, release: async () => { await policy.release(); await reh.release(); } };
+    }
+    if (v.rolloutMode === 'simulator') {
+      this.simulator ??= await this.sampler(this.frozen, 'frozen-simulator');
+      return { mode: 'simulator', policy, simulator: this.simulator, release: () => policy.release() };
+    }
+    return { mode: v.rolloutMode, policy, release: () => policy.release() };
+  }
+
+  private trajectoryReward(t: Trajectory): number {
+    const checklist = t.reward ?? t.verdict?.score ?? 0;
+    const outcome = t.verdict?.outcome?.passed ? 1 : 0;
+    return this.cfg.reward === 'checklist' ? checklist : this.cfg.reward === 'outcome' ? outcome : 0.5 * (checklist + outcome);
+  }
+
+  /** One GRPO step. Returns its metrics (also appended to history). */
+  async trainStep(): Promise<StepMetrics> {
+    const c = this.cfg;
+    const t0 = now();
+    const tasks = this.deps.trainTasks({ step: this.step, count: c.tasksPerStep, seed: c.seed });
+    const gens = await this.generators();
+    let judgeMs = 0;
+    const timed: RolloutJudge = {
+      judgeTurn: (...a) => { const s = now(); const r = checklistJudge.judgeTurn(...a); judgeMs += now() - s; return r; },
+      judgeEpisode: (...a) => { const s = now(); const r = checklistJudge.judgeEpisode!(...a); judgeMs += now() - s; return r; },
+    };
+    const settings = rolloutSettings(this.deps.profile);
+    const trajs = await rolloutGroups(tasks, c.groupSize, {
+      ...settings, mode: gens.mode, policy: gens.policy, simulator: gens.simulator, judge: timed,
+      seed: hashSeed('rollout', c.seed, this.step),
+      act: { ...settings.act, temperature: c.temperature, topP: c.topP, topK: c.topK },
+      rehearse: { ...settings.rehearse, temperature: c.temperature, topP: c.topP, topK: c.topK },
+      limits: { ...settings.limits, maxAssistantTurns: c.maxTurns },
+    });
+    await gens.release();
+    const t1 = now();
+
+    // Rows → rewards → advantages (only the roles this variant trains).
+    const trainRoles = new Set(this.variant.trainRoles);
+    const rows: { traj: Trajectory; row: Trajectory['rows'][number] }[] = [];
+    const adv: AdvRow[] = [];
+    for (const t of trajs) {
+      const R = this.trajectoryReward(t);
+      for (const row of t.rows) {
+        if (!trainRoles.has(row.role)) continue;
+        if (row.frozen && this.variant.models !== 'per-role') continue;
+        rows.push({ traj: t, row });
+        adv.push({ groupId: t.groupId, role: row.role, reward: rowReward(R, row.outputIds.length === 0, c.emptyPenalty) });
+      }
+    }
+    const { advantages } = computeAdvantages(adv, { grouping: this.variant.grouping, stdNorm: c.stdNorm });
+    const stats = roleStats(adv, advantages);
+
+    // Update each model on its rows.
+    let loss = 0, pg = 0, kl = 0, ppoKl = 0, clip = 0, ent = 0, gradNorm = 0, tokens = 0, skipped = false;
+    const notes: string[] = [];
+    for (const p of this.policies) {
+      const mine = rows.map((r, i) => ({ ...r, adv: advantages[i] })).filter((r) => p.role === 'both' || r.row.role === p.role);
+      const u = await this.update(p.model, mine);
+      loss += u.loss; pg += u.pg; kl += u.kl; ppoKl += u.ppoKl; clip += u.clip; ent += u.entropy; tokens += u.tokens;
+      gradNorm = Math.max(gradNorm, u.gradNorm);
+      if (u.skipped) { skipped = true; notes.push(u.note!); }
+    }
+    const n = this.policies.length;
+    const t2 = now();
+    const fid = batchFidelity(trajs).overall;
+    const genTokens = trajs.reduce((s, t) => s + t.rows.reduce((a, r) => a + r.outputIds.length, 0), 0);
+    const m: StepMetrics = {
+      step: this.step + 1,
+      reward: mean(trajs.map((t) => this.trajectoryReward(t))),
+      rewardAct: stats.act.rewardMean, rewardRehearse: stats.rehearse.rewardMean,
+      advActMean: stats.act.advMean, advActAbs: stats.act.advAbsMean, advRehearseMean: stats.rehearse.advMean, advRehearseAbs: stats.rehearse.advAbsMean,
+      trainSuccess: mean(trajs.map((t) => (t.verdict?.outcome?.passed && (t.verdict?.score ?? 0) >= 1 - 1e-9 ? 1 : 0))),
+      fidelityF1: fid.meanF1, fidelityExact: fid.exactRate,
+      loss: loss / n, pgLoss: pg / n, klLoss: kl / n, ppoKl: ppoKl / n, clipfrac: clip / n, entropy: ent / n, gradNorm,
+      rows: rows.length, tokens, rolloutTokensPerS: genTokens / Math.max(1e-3, (t1 - t0) / 1000),
+      secondsPerStep: (t2 - t0) / 1000, rolloutSeconds: (t1 - t0 - judgeMs) / 1000, judgeSeconds: judgeMs / 1000, updateSeconds: (t2 - t1) / 1000,
+      skipped, note: notes.length ? notes.join('; ') : undefined,
+    };
+    this.step += 1;
+    this.history.push(m);
+    if (this.deps.store && c.checkpointEvery > 0 && this.step % c.checkpointEvery === 0) await this.saveCheckpoint();
+    return m;
+  }
+
+  /** Micro-batched GRPO update with exact re-weighting of the aggregation across micro-batches. */
+  private async update(model: Model, rows: { row: Trajectory['rows'][number]; adv: number }[]) {
+    const c = this.cfg;
+    const maxCtx = this.deps.config.max_position_embeddings;
+    const usable = rows.filter((r) => r.row.outputIds.length > 0 && r.row.promptIds.length + r.row.outputIds.length <= maxCtx);
+    const res = { loss: 0, pg: 0, kl: 0, ppoKl: 0, clip: 0, entropy: 0, gradNorm: 0, tokens: 0, skipped: false, note: undefined as string | undefined };
+    if (usable.length === 0) return res;
+    const buckets = [128, 256, 512, 1024, 2048, 4096].filter((b) => b <= Math.max(128, maxCtx));
+    const bucketOf = (len: number) => buckets.find((b) => b >= len) ?? maxCtx;
+    usable.sort((a, b) => (a.row.promptIds.length + a.row.outputIds.length) - (b.row.promptIds.length + b.row.outputIds.length));
+    const totalTokens = usable.reduce((s, r) => s + r.row.outputIds.length, 0);
+    const sum: Params = {};
+    const lossSpec = { kind: 'grpo' as const, agg: c.lossAggMode, kl: c.klType };
+    for (let i = 0; i < usable.length; i += c.microBatch) {
+      const mb = usable.slice(i, i + c.microBatch);
+      const T = bucketOf(Math.max(...mb.map((r) => r.row.promptIds.length + r.row.outputIds.length)));
+      const batch = grpoBatch(mb, T, c.microBatch, this.deps.ids.pad);
+      if (this.ref) batch.refLogprobs = (await this.ref.score(batch)).logprobs;
+      const out = await model.computeGrads(batch, lossSpec, { clipRatioLow: c.clipRatioLow, clipRatioHigh: c.clipRatioHigh, clipRatioC: c.clipRatioC, klCoef: c.klCoef });
+      const mbTokens = mb.reduce((s, r) => s + r.row.outputIds.length, 0);
+      // token-mean divides by this micro-batch's tokens, seq-mean modes by its (padded) row count.
+      const w = c.lossAggMode === 'token-mean' ? mbTokens / totalTokens
+        : c.lossAggMode === 'seq-mean-token-sum-norm' ? 1 : c.microBatch / usable.length;
+      for (const [k, g] of Object.entries(out.grads)) {
+        const acc = (sum[k] ??= new Float32Array(g.length));
+        for (let j = 0; j < g.length; j++) acc[j] += w * g[j];
+      }
+      res.loss += w * out.loss; res.pg += w * (out.metrics.pg_loss ?? 0); res.kl += w * (out.metrics.kl_loss ?? 0);
+      res.ppoKl += (mbTokens / totalTokens) * (out.metrics.ppo_kl ?? 0); res.clip += (mbTokens / totalTokens) * (out.metrics.clipfrac ?? 0);
+      res.entropy += maskedMean(out.entropy, batch.lossMask) * (mbTokens / totalTokens);
+    }
+    res.tokens = totalTokens;
+    // NaN/Inf guard: a poisoned update would destroy the weights and the optimizer moments.
+    const bad = !Number.isFinite(res.loss) || Object.values(sum).some((g) => g.some((x) => !Number.isFinite(x)));
+    if (bad) {
+      res.skipped = true;
+      res.note = `non-finite loss or gradient at step ${this.step + 1}: update skipped, weights unchanged`;
+      this.deps.log?.(res.note);
+      return res;
+    }
+    res.gradNorm = await model.applyGrads(sum, c.lr);
+    return res;
+  }
+
+  async evaluate(): Promise<EvalMetrics> {
+    const policy = await this.sampler(this.policyFor('act').params, 'eval-policy');
+    const settings = rolloutSettings(this.deps.profile);
+    const k = this.cfg.evalK;
+    const temperature = k > 1 ? this.cfg.temperature : 0;
+    const real = await evaluate(this.deps.evalTasks, policy, { mode: 'real', k, temperature, seed: this.cfg.seed, rollout: settings });
+    // Fidelity of the Rehearse role this variant would use (the Rehearse model for per-role).
+    let rehearse: EvalResult;
+    if (this.variant.models === 'per-role') {
+      const reh = await this.sampler(this.policyFor('rehearse').params, 'eval-rehearse');
+      rehearse = (await evaluate(this.deps.evalTasks, policy, { mode: 'simulator', simulator: reh, k: 1, seed: this.cfg.seed, rollout: settings })).result;
+      await reh.release();
+    } else {
+      rehearse = (await evaluate(this.deps.evalTasks, policy, { mode: 'rehearsal', k: 1, seed: this.cfg.seed, rollout: settings })).result;
+    }
+    await policy.release();
+    const e: EvalMetrics = {
+      step: this.step, success: real.result.success, checklist: real.result.checklist, passAtK: real.result.passAtK,
+      fidelityF1: rehearse.fidelity.meanF1, fidelityExact: rehearse.fidelity.exactRate, errorAgree: rehearse.fidelity.errorAgreeRate,
+    };
+    this.evals.push(e);
+    return e;
+  }
+
+  // ---------- checkpoints ----------
+
+  async saveCheckpoint(): Promise<void> {
+    if (!this.deps.store) return;
+    const tensors: Record<string, TensorSet> = {};
+    const adamSteps: number[] = [];
+    this.policies.forEach((p, i) => {
+      tensors[`${i}.params`] = p.model.params; tensors[`${i}.m`] = p.model.m; tensors[`${i}.v`] = p.model.v;
+      adamSteps.push(p.model.step);
+    });
+    const shapes = Object.fromEntries(this.policies[0].model.specs.map((s) => [s.name, s.shape]));
+    const bytes = encodeCheckpoint({
+      version: 1, runId: this.deps.runId, step: this.step, shapes, tensors,
+      meta: { config: this.cfg, adamSteps, history: this.history, evals: this.evals, model: this.deps.config },
+    });
+    await this.deps.store.save(this.deps.runId, bytes);
+  }
+
+  /** Restores weights, optimizer state, step counter and metrics. Returns false when there is none. */
+  async resume(): Promise<boolean> {
+    const bytes = await this.deps.store?.load(this.deps.runId);
+    if (!bytes) return false;
+    const ck = decodeCheckpoint(bytes);
+    const meta = ck.meta as { config: TrainConfig; adamSteps: number[]; history: StepMetrics[]; evals: EvalMetrics[] };
+    if (meta.config.variant !== this.cfg.variant) throw new Error(`checkpoint is for variant ${meta.config.variant}, not ${this.cfg.variant}`);
+    this.policies.forEach((p, i) => {
+      p.model.params = ck.tensors[`${i}.params`]; p.model.m = ck.tensors[`${i}.m`]; p.model.v = ck.tensors[`${i}.v`];
+      p.model.step = meta.adamSteps[i];
+    });
+    this.step = ck.step;
+    this.history.splice(0, this.history.length, ...meta.history);
+    this.evals.splice(0, this.evals.length, ...meta.evals);
+    return true;
+  }
+
+  /** Current weights of the Act policy (the model a run exports). */
+  actParams(): Params { return this.policyFor('act').params; }
+  rehearseParams(): Params { return this.policyFor('rehearse').params; }
+}
+
+function grpoBatch(mb: { row: Trajectory['rows'][number]; adv: number }[], T: number, B: number, pad: number): GrpoBatch {
+  const seqs = mb.map((r) => [...r.row.promptIds, ...r.row.outputIds]);
+  const weights = mb.map((r) => [...r.row.promptIds.map(() => 0), ...r.row.outputIds.map(() => 1)]);
+  while (seqs.length < B) { seqs.push([pad]); weights.push([0]); }
+  const base = makeLmBatch(seqs, T, { pad, weights });
+  const advantages = new Float32Array(B * T), oldLogprobs = new Float32Array(B * T);
+  mb.forEach((r, b) => {
+    const P = r.row.promptIds.length;
+    // Output token j sits at position P + j and is predicted from position P + j − 1.
+    r.row.outputIds.forEach((_, j) => {
+      const at = b * T + P + j - 1;
+      advantages[at] = r.adv;
+      oldLogprobs[at] = r.row.logprobs[j] ?? 0;
+    });
+  });
+  return { ...base, advantages, oldLogprobs };
+}
+
+function maskedMean(x: Float32Array, mask: ArrayLike<number>): number {
+  let s = 0, n = 0;
+  for (let i = 0; i < x.length; i++) if (mask[i] > 0) { s += x[i]; n++; }
+  return n ? s / n : 0;
+}
+
+function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }
+function now(): number { return typeof performance !== 'undefined' ? performance.now() : Date.now(); }
+export function cloneParams(p: Params): Params { return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, v.slice()])); }
+
+export type { Generation };

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+
+// Opt-in (ENGINE_WEBGPU_TEST=1): about a minute on a loaded box. The WebGPU EP needs its Vulkan
+// environment at process start, so the check runs in a child process.
+const ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+describe.skipIf(!process.env.ENGINE_WEBGPU_TEST || !existsSync(ICD))('graphs on the WebGPU EP (SwiftShader)', () => {
+  it('inference, GRPO train and AdamW graphs match the CPU EP', () => {
+    const r = spawnSync('npx', ['tsx', 'tests/engine/webgpu-check.ts'], {
+      env: { ...process.env, LD_LIBRARY_PATH: '/usr/lib/chromium', VK_ICD_FILENAMES: ICD },
+      encoding: 'utf8', timeout: 240_000,
+    });
+    console.log(r.stdout);
+    expect(r.status, r.stderr.slice(-2000)).toBe(0);
+    expect(r.stdout.match(/max \|cpu-gpu\|/g)?.length).toBe(3);
+  }, 300_000);
+});
