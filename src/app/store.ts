@@ -2,7 +2,7 @@
 // Per-run results (trajectories, curves) live in page-level stores next to the pages that own them.
 
 import { create } from 'zustand';
-import type { BackendInfo, Capabilities } from '../worker/protocol';
+import type { BackendInfo, Capabilities, WorldInfo } from '../worker/protocol';
 import { parseHash, toHash, type Key, type Page, type Settings } from './urlState';
 import { api, errorText, ready } from './worker';
 
@@ -12,6 +12,7 @@ interface AppState {
   backend: BackendInfo | null;
   backendError: string | null;
   caps: Capabilities | null;
+  worlds: WorldInfo[] | null;
   setPage(p: Page): void;
   set<K extends Key>(k: K, v: Settings[K]): void;
 }
@@ -24,6 +25,7 @@ export const useApp = create<AppState>((set) => ({
   backend: null,
   backendError: null,
   caps: null,
+  worlds: null,
   setPage: (page) => set({ page }),
   set: (k, v) => set((s) => ({ settings: { ...s.settings, [k]: v } })),
 }));
@@ -58,6 +60,7 @@ ready.then(
   async (backend) => {
     useApp.setState({ backend });
     useApp.setState({ caps: await api.capabilities() });
+    useApp.setState({ worlds: await api.worlds() });
   },
   (e) => useApp.setState({ backendError: errorText(e) }),
 );

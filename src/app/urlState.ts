@@ -29,6 +29,7 @@ export const SCHEMA = {
   'r.seed': int(0, 0, 2 ** 31 - 1),
   'r.temp': num(1, 0, 2),
   'r.turns': int(8, 1, 64),
+  'r.max': int(128, 1, 4096),
   // Train
   't.world': str('retail'),
   't.mode': en(MODES, 'rehearsal'),

@@ -41,8 +41,11 @@ const bfcl: Runner = async (argv) => {
   return report.matched_results === report.total_calls && report.matched_states === report.total_states ? 0 : 1;
 };
 
+const tau2: Runner = async (argv) => (await import('../envs/tau2/conformance')).tau2ConformanceCli(argv);
+
 const SUBCOMMANDS: Record<string, Runner> = {
   bfcl,
+  tau2,
 };
 
 async function main(): Promise<void> {

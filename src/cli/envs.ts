@@ -8,7 +8,7 @@
 //                                           run a sequence on one env (observations printed in order)
 // Everything printed comes from the same code the trainer uses (src/envs/worlds, src/envs/judges).
 
-import { getWorld, listWorlds, replayReference, worldNames, type WorldTask } from '../envs/worlds/index';
+import { getWorld, listWorlds, replayReference, taskData, worldNames } from '../envs/worlds/index';
 import { explainVerdict, judgeEpisode } from '../envs/judges';
 import type { ChecklistItem, Message, PassCondition } from '../envs/types';
 
@@ -62,13 +62,6 @@ function itemText(it: ChecklistItem): string {
   return `  ${it.id} w=${it.weight.toFixed(3)}${it.required_for_next_turn ? ' REQUIRED' : ''} ${it.question}\n      -> ${condText(it.pass_condition)}`;
 }
 
-function taskJson(t: WorldTask) {
-  return {
-    id: t.id, world: t.world, seed: t.seed, split: t.split, difficulty: t.difficulty, tags: t.tags,
-    policy: t.policy, tools: t.makeEnv().tools(), userTurns: t.userTurns, reference: t.reference, checklist: t.checklist,
-  };
-}
-
 function cmdList(opts: Record<string, string | true>): void {
   const n = typeof opts.n === 'string' ? Number(opts.n) : 10000;
   const sample = typeof opts.sample === 'string' ? Number(opts.sample) : 0;
@@ -103,7 +96,7 @@ function cmdList(opts: Record<string, string | true>): void {
 function cmdShow(opts: Record<string, string | true>): void {
   const w = getWorld(need(opts, 'world'));
   const t = w.task(seedOf(opts));
-  if (opts.json) { console.log(JSON.stringify(taskJson(t), null, 2)); return; }
+  if (opts.json) { console.log(JSON.stringify(taskData(t), null, 2)); return; }
   console.log(`${t.id}  split=${t.split}  difficulty=${t.difficulty}  tags=${t.tags.join(',') || '-'}`);
   console.log(`tools: ${t.makeEnv().tools().map((x) => x.name).join(', ')}`);
   console.log(`policy:\n${t.policy.split('\n').map((l) => '  ' + l).join('\n')}`);

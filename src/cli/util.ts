@@ -21,10 +21,10 @@ function fmtTime(s: number): string {
   return m > 0 ? `${m}m${String(r).padStart(2, '0')}s` : `${r}s`;
 }
 
-/** A progress bar redrawn in place on a terminal, printed every ~5% otherwise (CI logs stay short). */
+/** A progress bar redrawn in place on a terminal; otherwise a line every 5% or 30 s (CI logs stay short). */
 export function progress(total: number, label: string, stream: NodeJS.WriteStream = process.stderr) {
   const t0 = Date.now();
-  let n = 0, lastPct = -1;
+  let n = 0, lastPct = -1, lastAt = 0;
   const draw = (extra: string) => {
     const frac = total > 0 ? n / total : 1;
     const el = (Date.now() - t0) / 1000;
@@ -34,7 +34,7 @@ export function progress(total: number, label: string, stream: NodeJS.WriteStrea
     if (stream.isTTY) stream.write(`\r${line.slice(0, (stream.columns ?? 120) - 1)}\x1b[K`);
     else {
       const pct = Math.floor(frac * 20);
-      if (pct !== lastPct) { lastPct = pct; stream.write(line + '\n'); }
+      if (pct !== lastPct || Date.now() - lastAt > 30_000) { lastPct = pct; lastAt = Date.now(); stream.write(line + '\n'); }
     }
   };
   return {

@@ -107,6 +107,9 @@ export function initParams(cfg: LlamaConfig, seed = 0): Params {
   return out;
 }
 
+export const cloneParams = (p: Params): Params =>
+  Object.fromEntries(Object.entries(p).map(([k, v]) => [k, v.slice()]));
+
 /** HF rotary tables (cos/sin of cat(freqs, freqs)) for positions [0, n). */
 export function ropeTables(cfg: LlamaConfig, n: number): { cos: Float32Array; sin: Float32Array } {
   const hd = headDim(cfg), half = hd / 2;

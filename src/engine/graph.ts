@@ -37,7 +37,7 @@ export interface GNode {
 
 type InitData = Float32Array | BigInt64Array | Int32Array | Uint8Array;
 
-export interface ModelOptions { producer?: string; docString?: string }
+export interface SerializeOptions { producer?: string; docString?: string }
 
 export class Graph {
   readonly nodes: GNode[] = [];
@@ -148,7 +148,7 @@ export class Graph {
     return keep.reverse();
   }
 
-  toModelProto(opts: ModelOptions = {}): InstanceType<typeof onnx.ModelProto> {
+  toModelProto(opts: SerializeOptions = {}): InstanceType<typeof onnx.ModelProto> {
     const nodes = this.liveNodes();
     const used = new Set<Value>();
     for (const n of nodes) for (const x of n.inputs) if (x) used.add(x);
@@ -190,7 +190,7 @@ export class Graph {
     });
   }
 
-  serialize(opts: ModelOptions = {}): Uint8Array {
+  serialize(opts: SerializeOptions = {}): Uint8Array {
     return onnx.ModelProto.encode(this.toModelProto(opts)).finish();
   }
 }

@@ -154,7 +154,7 @@ export function buildTrainGraph(cfg: LlamaConfig, B: number, T: number, loss: Lo
     const clipHigh = g.input('clip_ratio_high', 'float32', [1]);
     const clipC = g.input('clip_ratio_c', 'float32', [1]);
     const klCoef = loss.kl !== 'none' ? g.input('kl_coef', 'float32', [1]) : undefined;
-    const r = grpoLoss({ logp, oldLogp, refLogp, advantages, mask, clipLow, clipHigh, clipC, klCoef }, loss.agg, loss.kl);
+    const r = grpoLoss({ logp, oldLogp, refLogp, advantages, mask, clipLow, clipHigh, clipC, klCoef }, loss.agg, loss.kl, loss.normBy);
     total = r.loss;
     extra.push([r.pgLoss, 'pg_loss'], [r.clipfrac, 'clipfrac'], [r.clipfracLower, 'clipfrac_lower'], [r.ppoKl, 'ppo_kl']);
     if (r.klLoss) extra.push([r.klLoss, 'kl_loss']);

@@ -8,9 +8,10 @@ export type KlType = 'none' | 'k1' | 'k2' | 'k3';
 
 export type LossSpec =
   | { kind: 'ce' }
-  | { kind: 'grpo'; agg: AggMode; kl: KlType };
+  /** normBy: divisor of seq-mean-token-sum-norm (verl loss_scale_factor); default the graph's T. */
+  | { kind: 'grpo'; agg: AggMode; kl: KlType; normBy?: number };
 
-export const lossKey = (l: LossSpec) => (l.kind === 'ce' ? 'ce' : `grpo-${l.agg}-${l.kl}`);
+export const lossKey = (l: LossSpec) => (l.kind === 'ce' ? 'ce' : `grpo-${l.agg}-${l.kl}${l.normBy ? `-n${l.normBy}` : ''}`);
 
 /** Σ(x·mask) / max(Σmask, 1): verl's masked_mean, guarded so an all-masked batch gives 0, not NaN. */
 export function maskedMean(x: Value, mask: Value): Value {
@@ -18,8 +19,8 @@ export function maskedMean(x: Value, mask: Value): Value {
 }
 
 /** verl agg_loss over [B, T] matrices. Rows without tokens count as 0 in the seq-mean modes. */
-export function aggLoss(loss: Value, mask: Value, mode: AggMode): Value {
-  const T = loss.dims[1];
+export function aggLoss(loss: Value, mask: Value, mode: AggMode, normBy?: number): Value {
+  const T = normBy ?? loss.dims[1];
   const rowSum = O.reduceSum(O.mul(loss, mask), [1]);
   switch (mode) {
     case 'token-mean': return maskedMean(loss, mask);
@@ -54,7 +55,7 @@ export interface GrpoInputs {
 export interface GrpoOutputs { loss: Value; pgLoss: Value; klLoss?: Value; clipfrac: Value; clipfracLower: Value; ppoKl: Value }
 
 /** verl compute_policy_loss (vanilla, dual-clip) + optional KL loss, aggregated with one mode. */
-export function grpoLoss(x: GrpoInputs, agg: AggMode, klType: KlType): GrpoOutputs {
+export function grpoLoss(x: GrpoInputs, agg: AggMode, klType: KlType, normBy?: number): GrpoOutputs {
   const negApproxKl = O.clamp(O.sub(x.logp, x.oldLogp), -20, 20);
   const ratio = O.exp(negApproxKl);
   const negAdv = O.neg(x.advantages);
@@ -65,7 +66,7 @@ export function grpoLoss(x: GrpoInputs, agg: AggMode, klType: KlType): GrpoOutpu
   const clipped2 = O.minimum(pg3, clipped1);
   const advNeg = O.less(x.advantages, 0);
   const pg = O.where(advNeg, clipped2, clipped1);
-  const pgLoss = aggLoss(pg, x.mask, agg);
+  const pgLoss = aggLoss(pg, x.mask, agg, normBy);
 
   const f = (b: Value) => O.cast(b, 'float32');
   const clipfrac = maskedMean(f(O.greater(pg2, pg1)), x.mask);
@@ -74,6 +75,6 @@ export function grpoLoss(x: GrpoInputs, agg: AggMode, klType: KlType): GrpoOutpu
 
   if (klType === 'none') return { loss: pgLoss, pgLoss, clipfrac, clipfracLower, ppoKl };
   if (!x.refLogp || !x.klCoef) throw new Error('KL needs ref log-probs and a coefficient');
-  const klLoss = aggLoss(klPenalty(x.logp, x.refLogp, klType), x.mask, agg);
+  const klLoss = aggLoss(klPenalty(x.logp, x.refLogp, klType), x.mask, agg, normBy);
   return { loss: O.add(pgLoss, O.mul(klLoss, x.klCoef)), pgLoss, klLoss, clipfrac, clipfracLower, ppoKl };
 }

@@ -9,7 +9,7 @@
 import { Rng } from './rng';
 import type { GenerateRequest, Generation, TextGenerator } from './generator';
 import type { BPETokenizer } from './tokenizer';
-import type { Feeds, HostTensor, Runtime } from './runtime';
+import type { Feeds, HostTensor, NativeTensor, Runtime } from './runtime';
 import { headDim, type LlamaConfig, type Params } from './decoder';
 import { exportDecodeStep, exportInference } from './graphs';
 import type { ModelFolder } from './modelFolder';
@@ -128,12 +128,21 @@ export interface KVModel {
    * (the last column is the new token itself). Returns logits [B, V] and either the new token's
    * keys/values ([B, H, 1, D], kind 'new') or the whole cache including it ([B, H, cap + 1, D], 'present').
    */
-  step(ids: Int32Array, pos: Int32Array, mask: BigInt64Array, keys: Float32Array[], values: Float32Array[], B: number, cap: number): Promise<StepOut>;
+  step(ids: Int32Array, pos: Int32Array, mask: BigInt64Array, keys: KVBuf[], values: KVBuf[], B: number, cap: number): Promise<StepOut>;
   /** 'fast' models return only new K/V from step; 'exact' ones return the full present cache. */
   readonly stepKind: 'new' | 'present';
 }
 
-export interface StepOut { logits: Float32Array; keys: Float32Array[]; values: Float32Array[] }
+/**
+ * A cache buffer: host memory, or (for 'present' models only) a backend-native tensor such as a WebGPU
+ * buffer that the sampler passes back untouched, so the cache never leaves the device.
+ */
+export type KVBuf = Float32Array | NativeTensor;
+
+export interface StepOut { logits: Float32Array; keys: KVBuf[]; values: KVBuf[] }
+
+const isHost = (x: KVBuf): x is Float32Array => x instanceof Float32Array;
+const release = (xs: KVBuf[]) => { for (const x of xs) if (!isHost(x)) x.dispose?.(); };
 
 export interface SamplerOptions {
   name?: string;
@@ -144,6 +153,11 @@ export interface SamplerOptions {
   dedupPrompts?: boolean;
   /** Drop finished rows from the batch once at most this fraction is still running (default 0.5; 0 = never). */
   compactBelow?: number;
+  /**
+   * Round prompt length and cache capacity up to a multiple of this (fast path only). Fewer distinct
+   * shapes matter on WebGPU, where every new shape compiles shaders; on CPU it only adds padding.
+   */
+  shapeBucket?: number;
 }
 
 interface Row {
@@ -203,7 +217,10 @@ export class Sampler implements TextGenerator {
       rowToU.push(u);
     }
     const U = uniq.length;
-    const Tp = Math.max(...uniq.map((p) => p.length));
+    const bucket = m.stepKind === 'new' ? (this.opts.shapeBucket ?? 0) : 0;
+    const roundUp = (n: number) => (bucket > 0 ? Math.ceil(n / bucket) * bucket : n);
+    const Tmax = Math.max(...uniq.map((p) => p.length));
+    const Tp = Math.max(Tmax, Math.min(roundUp(Tmax), this.maxContext - 1));
     const ids = new Int32Array(U * Tp).fill(this.opts.padTokenId);
     const pmask = new Uint8Array(U * Tp);
     const pos = new Int32Array(U * Tp);
@@ -222,16 +239,21 @@ export class Sampler implements TextGenerator {
     const B = rows.length;
     const maxNew = Math.max(...rows.map((r) => r.maxNew));
     // 'new' kind: allocate every slot the longest row can need, once, so every step has one shape.
-    let cap = m.stepKind === 'new' ? Tp + Math.max(0, maxNew - 1) : Tp;
-    let keys: Float32Array[] = [], values: Float32Array[] = [];
-    for (let l = 0; l < L; l++) {
+    let cap = m.stepKind === 'new' ? Math.max(Tp + Math.max(0, maxNew - 1), Math.min(roundUp(Tp + maxNew - 1), this.maxContext - 1)) : Tp;
+    let keys: KVBuf[] = [], values: KVBuf[] = [];
+    const sameRows = U === B && rowToU.every((u, b) => u === b);
+    // A present-kind model's prefill output already is the cache (and may live on the device).
+    if (m.stepKind === 'present' && sameRows) { keys = pre.keys; values = pre.values; }
+    else for (let l = 0; l < L; l++) {
+      const pk = pre.keys[l], pv = pre.values[l];
+      if (!isHost(pk) || !isHost(pv)) throw new Error('device-resident caches need one row per request (no de-duplication)');
       const K = new Float32Array(B * HD * cap), Vv = new Float32Array(B * HD * cap);
       for (let b = 0; b < B; b++) {
         const u = rowToU[b];
         for (let h = 0; h < H; h++) {
           const src = (u * H + h) * Tp * D, dst = (b * H + h) * cap * D;
-          K.set(pre.keys[l].subarray(src, src + Tp * D), dst);
-          Vv.set(pre.values[l].subarray(src, src + Tp * D), dst);
+          K.set(pk.subarray(src, src + Tp * D), dst);
+          Vv.set(pv.subarray(src, src + Tp * D), dst);
         }
       }
       keys.push(K); values.push(Vv);
@@ -263,10 +285,11 @@ export class Sampler implements TextGenerator {
     for (;;) {
       const live = active.filter((b) => !rows[b].done);
       if (live.length === 0) break;
-      if (live.length < active.length && compactBelow > 0 && live.length <= active.length * compactBelow) {
+      const hostCache = keys.every(isHost) && values.every(isHost);
+      if (hostCache && live.length < active.length && compactBelow > 0 && live.length <= active.length * compactBelow) {
         const keepSlots = active.map((b, i) => [b, i] as const).filter(([b]) => !rows[b].done).map(([, i]) => i);
-        keys = keys.map((K) => gatherRows(K, keepSlots, HD * cap));
-        values = values.map((Vv) => gatherRows(Vv, keepSlots, HD * cap));
+        keys = (keys as Float32Array[]).map((K) => gatherRows(K, keepSlots, HD * cap));
+        values = (values as Float32Array[]).map((Vv) => gatherRows(Vv, keepSlots, HD * cap));
         active = live;
         mask = null;
       }
@@ -292,11 +315,13 @@ export class Sampler implements TextGenerator {
       }
       const so = await m.step(stepIds, stepPos, mask, keys, values, Bc, cap);
       if (m.stepKind === 'present') {
+        release(keys); release(values);
         keys = so.keys; values = so.values; cap += 1;
       } else {
         const slot = Tp + t;
         for (let l = 0; l < L; l++) {
-          const K = keys[l], Vv = values[l], nk = so.keys[l], nv = so.values[l];
+          const K = keys[l] as Float32Array, Vv = values[l] as Float32Array;
+          const nk = so.keys[l] as Float32Array, nv = so.values[l] as Float32Array;
           // Plain loops: head_dim is small, and subarray views per (row, head) would be garbage each step.
           for (let i = 0; i < Bc; i++) for (let h = 0; h < H; h++) {
             const src = (i * H + h) * D, dst = ((i * H + h) * cap + slot) * D;
@@ -307,6 +332,7 @@ export class Sampler implements TextGenerator {
       t++;
       for (let i = 0; i < Bc; i++) if (!rows[active[i]].done) accept(active[i], so.logits, i * V);
     }
+    release(keys); release(values);
 
     return rows.map((r) => {
       const body = r.done === 'eos' ? r.out.slice(0, -1) : r.out;
@@ -346,46 +372,71 @@ export interface OrtKVModelOptions {
   mode?: 'fast' | 'exact';
   /** For 'exact': the graph bytes to run (e.g. the folder's onnx/model.onnx); built when omitted. */
   hfGraph?: Uint8Array;
+  /**
+   * 'exact' only: keep present.* outputs as backend-native tensors and feed them back as the next
+   * past, so the cache stays on the device. On WebGPU also pass
+   * `sessionExtra: { preferredOutputLocation: kvOutputLocations(cfg, 'gpu-buffer') }`.
+   */
+  nativeCache?: boolean;
+  /** Extra ORT session options (e.g. preferredOutputLocation). */
+  sessionExtra?: Record<string, unknown>;
+}
+
+/** preferredOutputLocation map placing every present.* output at `where` and logits on the CPU. */
+export function kvOutputLocations(cfg: LlamaConfig, where: string): Record<string, string> {
+  const out: Record<string, string> = { logits: 'cpu' };
+  for (let l = 0; l < cfg.num_hidden_layers; l++) { out[`present.${l}.key`] = where; out[`present.${l}.value`] = where; }
+  return out;
 }
 
 /** A KVModel over sessions of the engine's inference graphs, on any Runtime (Node CPU, WASM, WebGPU). */
 export async function createOrtKVModel(runtime: Runtime, cfg: LlamaConfig, params: Params, opts: OrtKVModelOptions = {}): Promise<KVModel & { release(): Promise<void> }> {
   const L = cfg.num_hidden_layers, H = cfg.num_key_value_heads, D = headDim(cfg), V = cfg.vocab_size;
   const mode = opts.mode ?? 'fast';
+  const native = mode === 'exact' && !!opts.nativeCache;
+  const so = opts.sessionExtra ? { extra: opts.sessionExtra } : undefined;
   const prefillSess = await runtime.createSession(
-    mode === 'exact' ? (opts.hfGraph ?? exportInference(cfg, params).bytes) : exportInference(cfg, params, { lastLogitsOnly: true }).bytes,
+    mode === 'exact' ? (opts.hfGraph ?? exportInference(cfg, params).bytes) : exportInference(cfg, params, { lastLogitsOnly: true }).bytes, so,
   );
-  const stepSess = mode === 'exact' ? prefillSess : await runtime.createSession(exportDecodeStep(cfg, params, { lastLogitsOnly: true }).bytes);
-  const kvFeeds = (feeds: Feeds, keys: Float32Array[] | null, values: Float32Array[] | null, B: number, P: number) => {
+  const stepSess = mode === 'exact' ? prefillSess : await runtime.createSession(exportDecodeStep(cfg, params, { lastLogitsOnly: true }).bytes, so);
+  const presentNames = Array.from({ length: L }, (_, l) => [`present.${l}.key`, `present.${l}.value`]).flat();
+  const buf = (x: KVBuf | undefined, B: number, P: number): HostTensor | NativeTensor =>
+    x === undefined ? { type: 'float32', data: new Float32Array(0), dims: [B, H, P, D] }
+      : isHost(x) ? { type: 'float32', data: x, dims: [B, H, P, D] } : x;
+  const kvFeeds = (feeds: Feeds, keys: KVBuf[] | null, values: KVBuf[] | null, B: number, P: number) => {
     for (let l = 0; l < L; l++) {
-      feeds[`past_key_values.${l}.key`] = { type: 'float32', data: keys ? keys[l] : new Float32Array(0), dims: [B, H, P, D] };
-      feeds[`past_key_values.${l}.value`] = { type: 'float32', data: values ? values[l] : new Float32Array(0), dims: [B, H, P, D] };
+      feeds[`past_key_values.${l}.key`] = buf(keys?.[l], B, P);
+      feeds[`past_key_values.${l}.value`] = buf(values?.[l], B, P);
     }
     return feeds;
   };
-  const collect = (res: Record<string, HostTensor>, prefix: string) => ({
-    keys: Array.from({ length: L }, (_, l) => res[`${prefix}.${l}.key`].data as Float32Array),
-    values: Array.from({ length: L }, (_, l) => res[`${prefix}.${l}.value`].data as Float32Array),
+  const run = (s: typeof prefillSess, feeds: Feeds) =>
+    native ? s.runMixed(feeds, { keepNative: presentNames }) : s.run(feeds);
+  const kv = (t: HostTensor | NativeTensor): KVBuf => ('native' in t && t.native !== undefined ? t as NativeTensor : (t as HostTensor).data as Float32Array);
+  const collect = (res: Record<string, HostTensor | NativeTensor>, prefix: string) => ({
+    keys: Array.from({ length: L }, (_, l) => kv(res[`${prefix}.${l}.key`])),
+    values: Array.from({ length: L }, (_, l) => kv(res[`${prefix}.${l}.value`])),
   });
+  const logitsOf = (res: Record<string, HostTensor | NativeTensor>) => res.logits as HostTensor;
   return {
     numLayers: L, numKvHeads: H, headDim: D, vocabSize: V,
     stepKind: mode === 'exact' ? 'present' : 'new',
     async prefill(ids, mask, pos, B, T) {
-      const res = await prefillSess.run(kvFeeds({
+      const res = await run(prefillSess, kvFeeds({
         input_ids: { type: 'int64', data: toI64(ids), dims: [B, T] },
         attention_mask: { type: 'int64', data: toI64(mask), dims: [B, T] },
         position_ids: { type: 'int64', data: toI64(pos), dims: [B, T] },
       }, null, null, B, 0));
-      const logits = res.logits.data as Float32Array;
-      return { logits: lastRows(logits, B, res.logits.dims[1], V), ...collect(res, 'present') };
+      const lg = logitsOf(res);
+      return { logits: lastRows(lg.data as Float32Array, B, lg.dims[1], V), ...collect(res, 'present') };
     },
     async step(ids, pos, mask, keys, values, B, cap) {
-      const res = await stepSess.run(kvFeeds({
+      const res = await run(stepSess, kvFeeds({
         input_ids: { type: 'int64', data: toI64(ids), dims: [B, 1] },
         attention_mask: { type: 'int64', data: mask, dims: [B, cap + 1] },
         position_ids: { type: 'int64', data: toI64(pos), dims: [B, 1] },
       }, keys, values, B, cap));
-      return { logits: res.logits.data as Float32Array, ...collect(res, mode === 'exact' ? 'present' : 'new') };
+      return { logits: logitsOf(res).data as Float32Array, ...collect(res, mode === 'exact' ? 'present' : 'new') };
     },
     async release() {
       await prefillSess.release();

@@ -4,8 +4,8 @@
 // with its regex, BPE model, ByteLevel decoder, special tokens as added tokens) so that
 // @huggingface/tokenizers and transformers.js load it unchanged. Our own encoder mirrors their
 // algorithm (same split regex, lowest-rank-then-leftmost merges) so both give identical ids; the tests
-// check that. We keep our own encoder because it has no dependency and is ~an order of magnitude
-// cheaper per call on short strings (no token-string round trips).
+// check that. We keep our own encoder so the engine has no tokenizer dependency at runtime and works
+// on ids directly (no token-string round trips).
 
 export const DEFAULT_SPECIAL_TOKENS = [
   '<|pad|>', '<|bos|>', '<|eos|>', '<|system|>', '<|user|>', '<|assistant|>', '<|tool|>', '<|end|>',

@@ -41,6 +41,15 @@ export function makeLmBatch(seqs: number[][], T: number, opts: { pad?: number; w
   return { batch: B, seq: T, inputIds, targetIds, lossMask };
 }
 
+/** into += scale·from, per parameter (gradient accumulation over micro-batches). */
+export function accumulateGrads(into: Params, from: Params, scale = 1): Params {
+  for (const [k, g] of Object.entries(from)) {
+    const acc = (into[k] ??= new Float32Array(g.length));
+    for (let i = 0; i < g.length; i++) acc[i] += scale * g[i];
+  }
+  return into;
+}
+
 export interface StepResult {
   loss: number;
   logprobs: Float32Array; // [B, T]

@@ -56,7 +56,25 @@ export function sha256Bytes(data: Uint8Array): string {
 
 const encoder = new TextEncoder();
 
+type NodeCrypto = { createHash(alg: string): { update(s: string, enc: 'utf8'): { digest(enc: 'hex'): string } } };
+// Node exposes its native hash synchronously through getBuiltinModule (no import, so browser bundles
+// never see node:crypto); it is ~50x faster on the 1.5 MB retail DB dump. Browsers use sha256Bytes.
+const nodeCrypto: NodeCrypto | undefined = (() => {
+  try {
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    return proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
 /** SHA-256 of the UTF-8 encoding of a string, as lowercase hex (Python's hashlib.sha256(s.encode())). */
 export function sha256Hex(text: string): string {
+  if (nodeCrypto) return nodeCrypto.createHash('sha256').update(text, 'utf8').digest('hex');
+  return sha256Bytes(encoder.encode(text));
+}
+
+/** The pure-JS path regardless of platform (tests compare it with the native one). */
+export function sha256HexPure(text: string): string {
   return sha256Bytes(encoder.encode(text));
 }

@@ -7,7 +7,7 @@ import { initRuntime, type WebRuntime } from './runtime-web';
 import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from './smoke';
 import * as engine from './engine-bridge';
 import { f32 } from '../engine/runtime';
-import type { BackendInfo, Capabilities, InitOptions, SmokeResult } from './protocol';
+import type { BackendInfo, Capabilities, InitOptions, RolloutRequest, SmokeResult } from './protocol';
 
 let runtime: WebRuntime | null = null;
 
@@ -50,7 +50,8 @@ const api = {
   sample: (req: Parameters<typeof engine.sample>[0]) => engine.sample(req),
 
   // ---- agent (rollout) -----------------------------------------------------------------------------
-  rollout: (req: Parameters<typeof engine.rollout>[0]) => engine.rollout(req),
+  worlds: () => engine.worlds(),
+  rollout: (req: RolloutRequest) => engine.rollout(need(), req),
 
   // ---- rl (training) -------------------------------------------------------------------------------
   // The RL work adds train* RPCs here (trainStart/trainStep/trainStop, each reporting TrainMetrics

@@ -2,7 +2,9 @@
 // here means the RPC surface (compute.worker.ts) stays stable while the layers below grow, and a missing
 // capability is reported as "not available yet: <reason>" instead of breaking the build.
 
+import { rolloutGroups } from '../agent/rollout';
 import type { Trajectory } from '../agent/types';
+import { getWorld, listWorlds, taskById } from '../envs/worlds';
 import { countParams } from '../engine/decoder';
 import { fetchFileSource, loadModelFolder, type ModelFolder } from '../engine/modelFolder';
 import { samplerFromFolder, type Sampler } from '../engine/sampler';
@@ -10,13 +12,12 @@ import type { WebRuntime } from './runtime-web';
 import { engineSelfTest, type SelfTestOptions } from './selftest';
 import {
   NOT_AVAILABLE, type BenchRequest, type BenchResult, type Capabilities, type LoadedModel, type RolloutRequest,
-  type SampleRequest, type SampleResult, type SelfTestResult, type TrainMetrics, type TrainRequest,
+  type SampleRequest, type SampleResult, type WorldInfo, type SelfTestResult, type TrainMetrics, type TrainRequest,
 } from './protocol';
 
 export type { SelfTestOptions };
 
 const REASONS = {
-  rollout: 'rollout loop (src/agent) is not wired into the worker yet',
   train: 'RL trainer (src/rl) is not wired into the worker yet',
   bench: 'benchmark suites (src/bench) are not wired into the worker yet',
   model: 'no model loaded: pick one on the Models page',
@@ -32,7 +33,7 @@ export function capabilities(): Capabilities {
   return {
     selfTest: { available: true },
     generate: { available: true },
-    rollout: { available: false, reason: REASONS.rollout },
+    rollout: { available: true },
     train: { available: false, reason: REASONS.train },
     bench: { available: false, reason: REASONS.bench },
   };
@@ -91,8 +92,41 @@ export async function sample(req: SampleRequest): Promise<SampleResult> {
   };
 }
 
-export async function rollout(_req: RolloutRequest): Promise<Trajectory[]> {
-  throw notAvailable(REASONS.rollout);
+// ---- worlds + rollout ------------------------------------------------------------------------------
+
+export function worlds(): WorldInfo[] {
+  return listWorlds().map((w) => ({
+    name: w.name,
+    description: w.description,
+    tools: w.tools().length,
+    testTasks: w.seeds({ split: 'test', count: 20 }).map((s) => `${w.name}-${s}`),
+    trainTasks: w.seeds({ split: 'train', count: 20 }).map((s) => `${w.name}-${s}`),
+  }));
+}
+
+/**
+ * K trajectories of one task with the loaded model as the policy. In 'simulator' mode the same loaded
+ * weights, frozen, play the Rehearse role (the playground has one model until the RL work adds a policy
+ * that trains away from it).
+ */
+export async function rollout(rt: WebRuntime, req: RolloutRequest): Promise<Trajectory[]> {
+  if (!req.modelUrl) throw new Error(REASONS.model);
+  await loadModel(rt, req.modelUrl);
+  const policy = loaded!.sampler;
+  const world = getWorld(req.world);
+  const task = req.taskId ? taskById(req.taskId) : world.tasks({ split: 'test', count: 1 })[0];
+  if (!task) throw new Error(`world ${req.world} has no test task`);
+  if (task.world !== world.name) throw new Error(`task ${task.id} is not in world ${world.name}`);
+  const sampling = { temperature: req.temperature, maxNewTokens: req.maxNewTokens };
+  return rolloutGroups([task], req.k, {
+    mode: req.mode,
+    policy,
+    simulator: req.mode === 'simulator' ? policy : undefined,
+    seed: req.seed,
+    act: sampling,
+    rehearse: sampling,
+    limits: { maxAssistantTurns: req.maxTurns },
+  });
 }
 
 export async function trainStep(_req: TrainRequest): Promise<TrainMetrics> {

@@ -115,6 +115,8 @@ export const NOT_AVAILABLE = 'not available yet';
 export type RolloutMode = 'real' | 'simulator' | 'rehearsal';
 
 export interface RolloutRequest {
+  /** Model folder URL (from /models/index.json) used as the policy, loaded on demand. */
+  modelUrl: string;
   world: string;
   taskId?: string;
   mode: RolloutMode;
@@ -123,7 +125,11 @@ export interface RolloutRequest {
   seed: number;
   temperature: number;
   maxTurns: number;
+  /** Token budget of each Act / Rehearse generation. */
+  maxNewTokens: number;
 }
+
+export interface WorldInfo { name: string; description: string; tools: number; testTasks: string[]; trainTasks: string[] }
 
 export type AdvantageMode = 'role-wise' | 'pooled' | 'per-role';
 

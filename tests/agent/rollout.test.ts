@@ -177,3 +177,22 @@ describe('errors and termination', () => {
     expect(t).toMatchObject({ terminatedBy: 'turn_cap', reward: 0.5 });
   });
 });
+
+describe('judging', () => {
+  it("judgeOn 'real' reads the shadow environment's answers, 'shown' what the policy saw", async () => {
+    const strict = { ...task, checklist: [[{ ...task.checklist[0][0], pass_condition: { kind: 'called' as const, tool: 'set', ok: true } }, task.checklist[0][1]], task.checklist[1]] };
+    const denies: Responder = () => formatRehearse('x', { error: 'denied' }); // a domain error: not fatal
+    const mk = () => new FakeGenerator(byRole(expertAct([strict]), denies));
+    const [shown] = await rollout([{ task: strict }], base({ policy: mk() }));
+    expect(shown.terminatedBy).toBe('required_item_failed');
+    const [real] = await rollout([{ task: strict }], base({ policy: mk(), judgeOn: 'real' }));
+    expect(real.verdict?.turns[0].items[0].passed).toBe(true);
+    expect(real.rows[1].fidelity?.errorAgree).toBe(false);
+  });
+
+  it('without a judge the episode still ends and the outcome is verified', async () => {
+    const [t] = await rollout([{ task }], base({ policy: expertGenerator([task]), judge: null }));
+    expect(t).toMatchObject({ terminatedBy: 'final_turn', reward: 0 });
+    expect(t.verdict?.outcome?.passed).toBe(true);
+  });
+});

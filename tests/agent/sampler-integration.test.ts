@@ -51,9 +51,10 @@ describe('rollout on the engine sampler', () => {
     expect(importTraces(exportTraces(a)).errors).toEqual([]);
 
     // Random Act outputs are replies; drive the Rehearse path with an expert Act and the sampler as simulator.
-    const sim = (seed: number) => rollout(specs, { ...cfg(seed), mode: 'simulator', policy: new FakeGenerator(expertAct([task])), simulator: sampler, errorsEndEpisode: false });
+    const sim = (seed: number) => rollout(specs, { ...cfg(seed), mode: 'simulator', policy: new FakeGenerator(expertAct([task])), simulator: sampler, errorsEndEpisode: false, act: { maxNewTokens: 64 } });
     const c = await sim(4);
     expect(JSON.stringify(c)).toBe(JSON.stringify(await sim(4)));
+    if (process.env.DEBUG_ROLLOUT) console.log(JSON.stringify(c.map((t) => [t.terminatedBy, t.rows.map((r) => [r.role, r.outputIds.length, r.promptIds.length, r.finishReason, r.error?.code, r.text.slice(0, 40)])])));
     const rehearsed = c.flatMap((t) => t.rows.filter((r) => r.role === 'rehearse'));
     expect(rehearsed.length).toBeGreaterThan(0);
     for (const r of rehearsed) {

@@ -24,18 +24,22 @@ const old = Array.from(cur, (x) => x + (rng.uniform() * 1.8 - 0.9)); // ratios f
 const refLp = Array.from(cur, (x) => x + (rng.uniform() * 1.2 - 0.6));
 const hyper = { low: 0.2, high: 0.28, c: 1.6, klCoef: 0.5 };
 
-function refLossOf(Wp: P64, agg: AggMode, kl: KlType) {
+function refLossOf(Wp: P64, agg: AggMode, kl: KlType, normBy?: number) {
   const logp = refTokenLogp(refLogits(cfg, Wp, ids, B, T), V, targets).logp;
-  return refGrpo({ logp, old, ref: refLp, adv, mask, B, T, ...hyper, agg, kl });
+  return refGrpo({ logp, old, ref: refLp, adv, mask, B, T, ...hyper, agg, kl, normBy });
 }
 
 const AGGS: AggMode[] = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'];
-const combos: [KlType, AggMode][] = [...(['k1', 'k2', 'k3'] as KlType[]).flatMap((kl) => AGGS.map((a) => [kl, a] as [KlType, AggMode])), ['none', 'token-mean']];
+const combos: [KlType, AggMode, number?][] = [
+  ...(['k1', 'k2', 'k3'] as KlType[]).flatMap((kl) => AGGS.map((a) => [kl, a] as [KlType, AggMode])),
+  ['none', 'token-mean'],
+  ['k3', 'seq-mean-token-sum-norm', 40], // explicit loss_scale_factor
+];
 
 describe('GRPO policy loss (verl semantics) vs JS reference and finite differences', () => {
-  for (const [kl, agg] of combos) {
-    it(`kl=${kl} agg=${agg}`, async () => {
-      const s = await rt.createSession(buildTrainGraph(cfg, B, T, { kind: 'grpo', agg, kl }).bytes);
+  for (const [kl, agg, normBy] of combos) {
+    it(`kl=${kl} agg=${agg}${normBy ? ` normBy=${normBy}` : ''}`, async () => {
+      const s = await rt.createSession(buildTrainGraph(cfg, B, T, { kind: 'grpo', agg, kl, normBy }).bytes);
       const feeds: Record<string, HostTensor> = {
         input_ids: i32(ids, [B, T]), target_ids: i32(targets, [B, T]), loss_mask: f32(mask, [B, T]),
         advantages: f32(adv, [B, T]), old_logprobs: f32(old, [B, T]),
@@ -47,7 +51,7 @@ describe('GRPO policy loss (verl semantics) vs JS reference and finite differenc
       await s.release();
       const num = (k: string) => Number(out[k].data[0]);
 
-      const ref = refLossOf(W, agg, kl);
+      const ref = refLossOf(W, agg, kl, normBy);
       expect(ref.clipfrac).toBeGreaterThan(0.1); // clipping really binds
       expect(ref.clipfracLower).toBeGreaterThan(0); // and so does the dual clip
       const tol = (x: number) => 1e-4 * (1 + Math.abs(x));
@@ -70,8 +74,8 @@ describe('GRPO policy loss (verl semantics) vs JS reference and finite differenc
         expect(gmax).toBeGreaterThan(0);
         for (const j of [arg, r2.int(g.length)]) {
           const w = W[p.name], keep = w[j];
-          w[j] = keep + eps; const up = refLossOf(W, agg, kl).loss;
-          w[j] = keep - eps; const dn = refLossOf(W, agg, kl).loss;
+          w[j] = keep + eps; const up = refLossOf(W, agg, kl, normBy).loss;
+          w[j] = keep - eps; const dn = refLossOf(W, agg, kl, normBy).loss;
           w[j] = keep;
           const fd = (up - dn) / (2 * eps);
           expect(Math.abs(g[j] - fd), `${p.name}[${j}] ort ${g[j]} fd ${fd}`).toBeLessThan(2e-3 * gmax + 1e-2 * Math.abs(fd) + 1e-7);

@@ -113,7 +113,7 @@ export function refMaskedMean(x: ArrayLike<number>, m: ArrayLike<number>): numbe
   return s / Math.max(c, 1);
 }
 
-export function refAgg(loss: ArrayLike<number>, mask: ArrayLike<number>, B: number, T: number, mode: AggMode): number {
+export function refAgg(loss: ArrayLike<number>, mask: ArrayLike<number>, B: number, T: number, mode: AggMode, normBy = T): number {
   if (mode === 'token-mean') return refMaskedMean(loss, mask);
   let acc = 0;
   for (let b = 0; b < B; b++) {
@@ -121,12 +121,12 @@ export function refAgg(loss: ArrayLike<number>, mask: ArrayLike<number>, B: numb
     for (let t = 0; t < T; t++) { s += loss[b * T + t] * mask[b * T + t]; c += mask[b * T + t]; }
     acc += mode === 'seq-mean-token-mean' ? s / Math.max(c, 1) : s;
   }
-  return mode === 'seq-mean-token-sum-norm' ? acc / T : acc / B;
+  return mode === 'seq-mean-token-sum-norm' ? acc / normBy : acc / B;
 }
 
 export interface RefGrpo {
   logp: ArrayLike<number>; old: ArrayLike<number>; ref: ArrayLike<number>; adv: ArrayLike<number>; mask: ArrayLike<number>;
-  B: number; T: number; low: number; high: number; c: number; klCoef: number; agg: AggMode; kl: KlType;
+  B: number; T: number; low: number; high: number; c: number; klCoef: number; agg: AggMode; kl: KlType; normBy?: number;
 }
 
 export function refGrpo(a: RefGrpo): { loss: number; pgLoss: number; klLoss: number; clipfrac: number; clipfracLower: number; ppoKl: number } {
@@ -148,8 +148,8 @@ export function refGrpo(a: RefGrpo): { loss: number; pgLoss: number; klLoss: num
     else if (a.kl === 'k2') kl[i] = 0.5 * dlt * dlt;
     else if (a.kl === 'k3') { const r = clampv(-dlt, -20, 20); kl[i] = clampv(Math.exp(r) - r - 1, -10, 10); }
   }
-  const pgLoss = refAgg(pg, a.mask, a.B, a.T, a.agg);
-  const klLoss = a.kl === 'none' ? 0 : refAgg(kl, a.mask, a.B, a.T, a.agg);
+  const pgLoss = refAgg(pg, a.mask, a.B, a.T, a.agg, a.normBy);
+  const klLoss = a.kl === 'none' ? 0 : refAgg(kl, a.mask, a.B, a.T, a.agg, a.normBy);
   return {
     loss: pgLoss + a.klCoef * klLoss, pgLoss, klLoss,
     clipfrac: refMaskedMean(clipped, a.mask), clipfracLower: refMaskedMean(lower, a.mask), ppoKl: refMaskedMean(nkl, a.mask),

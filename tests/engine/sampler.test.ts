@@ -63,10 +63,13 @@ describe('sampler', () => {
     const prompts = ['Hi', 'The agent calls a tool today. A user books', 'x = y + 1;', 'The agent calls a tool today. A user books'];
     const batch = await fast.generate(prompts.map((p) => req(p)));
     const batchExact = await exact.generate(prompts.map((p) => req(p)));
+    const bucketed = new Sampler(fast.model, tok, { maxContext: 96, eosTokenIds: [2], padTokenId: 0, shapeBucket: 16 });
+    const batchBucketed = await bucketed.generate(prompts.map((p) => req(p)));
     for (let i = 0; i < prompts.length; i++) {
       const [single] = await fast.generate([req(prompts[i])]);
       expect(batch[i].outputIds).toEqual(single.outputIds);
       expect(batchExact[i].outputIds).toEqual(single.outputIds);
+      expect(batchBucketed[i].outputIds).toEqual(single.outputIds);
       expect(batch[i].text).toBe(single.text);
       for (let j = 0; j < single.logprobs.length; j++) {
         expect(batch[i].logprobs[j]).toBeCloseTo(single.logprobs[j], 3);
@@ -105,6 +108,9 @@ describe('sampler', () => {
     const [a] = await fast.generate([req('The cat', { maxNewTokens: 3 })]);
     expect(a.outputIds.length).toBe(3);
     expect(a.finishReason).toBe('length');
+    const [z] = await fast.generate([req('The cat', { maxNewTokens: 0 })]);
+    expect(z.outputIds).toEqual([]);
+    expect(z.finishReason).toBe('length');
     const long = 'The cat reads the file. '.repeat(40);
     const [c] = await fast.generate([req(long, { maxNewTokens: 50 })]);
     expect(c.promptIds.length + c.outputIds.length).toBeLessThanOrEqual(96);

@@ -67,7 +67,7 @@ describe('tokenizer', () => {
     );
     const text = fc.array(piece, { maxLength: 6 }).map((a) => a.join(''))
       // Lone surrogates cannot be UTF-8 encoded; every tokenizer replaces them, so exclude them.
-      .filter((s) => s.isWellFormed());
+      .filter((s) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s));
     fc.assert(fc.property(text, (s) => {
       const ids = ours.encode(s);
       expect(ours.decode(ids)).toBe(s);

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PyFloat } from '../../src/envs/python';
-import { sha256Hex } from '../../src/envs/sha256';
+import { sha256Hex, sha256HexPure } from '../../src/envs/sha256';
 import { calculate } from '../../src/envs/tau2/calc';
 import { runTau2Conformance } from '../../src/envs/tau2/conformance';
 import {
@@ -21,14 +21,16 @@ const MOCK = path.join(DATA, 'mock');
 
 describe('sha256', () => {
   it('matches known vectors and node:crypto', () => {
-    expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
-    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    for (const h of [sha256Hex, sha256HexPure]) {
+      expect(h('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+      expect(h('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    }
     fc.assert(fc.property(fc.string({ maxLength: 300, unit: 'binary' }), (s) => {
-      expect(sha256Hex(s)).toBe(createHash('sha256').update(s, 'utf8').digest('hex'));
+      expect(sha256HexPure(s)).toBe(createHash('sha256').update(s, 'utf8').digest('hex'));
     }), { numRuns: 200 });
-    for (const n of [55, 56, 63, 64, 65, 119, 120, 1000]) {
-      const s = 'a'.repeat(n);
-      expect(sha256Hex(s)).toBe(createHash('sha256').update(s).digest('hex'));
+    for (const n of [55, 56, 63, 64, 65, 119, 120, 1000, 100_000]) {
+      const s = 'aé'.repeat(n);
+      expect(sha256HexPure(s)).toBe(createHash('sha256').update(s).digest('hex'));
     }
   });
 });
@@ -81,6 +83,9 @@ describe('τ² retail tool semantics', () => {
       + '  Input should be a valid string [type=string_type, input_value=None, input_type=NoneType]\n'
       + '    For further information visit https://errors.pydantic.dev/2.13/v/string_type');
     expect(e.call('list_all_product_types', {}).text.startsWith('{"Action Camera": ')).toBe(true);
+    expect(e.call('get_order_details', { order_id: '#W1', requestor: 'user' }).text)
+      .toBe("Error: tau2.environment.environment.Environment.make_tool_call() got multiple values for keyword argument 'requestor'");
+    expect(e.call('get_order_details', { self: 1 }).text).toBe("Error: Environment.make_tool_call() got multiple values for argument 'self'");
     expect(e.hash()).toBe('b25c9cb211f5efcaee5dd646054a73c4a9f43f4f5acc32c10713cd9f9ac20e9c');
   });
 
@@ -146,7 +151,7 @@ describe('τ² retail tool semantics', () => {
         expect(o.error).toBe(o.text.startsWith('Error: '));
       }
       expect(e.hash()).toMatch(/^[0-9a-f]{64}$/);
-    }), { numRuns: 150 });
+    }), { numRuns: 100 });
     expect(base.hash()).toBe('b25c9cb211f5efcaee5dd646054a73c4a9f43f4f5acc32c10713cd9f9ac20e9c');
   });
 });
@@ -190,6 +195,15 @@ describe('createRetailEnv on a small generated DB', () => {
     expect(db.orders['#W1'].status).toBe('pending');
     expect(createRetailEnv(db).hash()).not.toBe(e.hash());
     expect(e.snapshot()).toMatchObject({ orders: { '#W1': { status: 'pending (item modified)', cancel_reason: null } } });
+  });
+
+  it('can render errors in the shared error_tool_call shape', () => {
+    const e = createRetailEnv(db, { errorStyle: 'envace' });
+    const o = e.call('get_order_details', { order_id: '#W9' });
+    expect(o.error).toBe(true);
+    expect(JSON.parse(o.text)).toEqual({ error_tool_call: { code: 'TOOL_EXECUTION_ERROR', message: 'Order not found', details: null } });
+    expect(JSON.parse(e.clone().call('nope', {}).text).error_tool_call.code).toBe('TOOL_NOT_AVAILABLE');
+    expect(e.call('get_order_details', { order_id: '#W1' }).error).toBe(false);
   });
 
   it('rejects invalid data', () => {

@@ -33,13 +33,22 @@ export function Empty(props: { children: ReactNode }) {
 }
 
 /** A control bound to one URL-serialised setting; the schema decides the input kind and bounds. */
-export function Field(props: { k: Key; label: string; step?: number; title?: string; wide?: boolean }) {
+export function Field(props: { k: Key; label: string; step?: number; title?: string; wide?: boolean; options?: { value: string; label?: string }[] }) {
   const value = useApp((s) => s.settings[props.k]);
   const set = useApp((s) => s.set);
   const spec = specOf(props.k);
   const id = `f-${props.k}`;
   let input: ReactNode;
-  if (spec.kind === 'enum') {
+  if (props.options && spec.kind === 'str') {
+    // Known choices (worlds, tasks, models) for a free string setting; an unknown value from a URL stays
+    // visible instead of being silently replaced.
+    const opts = props.options.some((o) => o.value === value) ? props.options : [...props.options, { value: String(value), label: `${String(value)} (unknown)` }];
+    input = (
+      <select id={id} value={String(value)} onChange={(e) => set(props.k, e.target.value as never)}>
+        {opts.map((o) => <option key={o.value} value={o.value}>{o.label ?? o.value}</option>)}
+      </select>
+    );
+  } else if (spec.kind === 'enum') {
     input = (
       <select id={id} value={String(value)} onChange={(e) => set(props.k, e.target.value as never)}>
         {spec.values.map((v) => <option key={v} value={v}>{v}</option>)}

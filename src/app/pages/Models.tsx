@@ -1,28 +1,12 @@
 // Models page: the shipped model folders (from /models/index.json, see src/app/build/modelsPlugin.ts),
 // their config and size, a sample prompt run in the worker, and the engine/backend self-tests.
 
-import { useEffect, useState } from 'react';
-import type { LoadedModel, ModelEntry, SampleResult, SelfTestResult, SmokeResult } from '../../worker/protocol';
+import { useModelIndex } from '../modelIndex';
+import type { LoadedModel, SampleResult, SelfTestResult, SmokeResult } from '../../worker/protocol';
 import { Empty, ErrorBox, Field, fmt, fmtBytes, NotAvailable, Panel } from '../components/ui';
 import { useRpc } from '../components/useRpc';
 import { useApp } from '../store';
 import { api } from '../worker';
-
-const INDEX_URL = `${import.meta.env.BASE_URL}models/index.json`;
-
-function useModelIndex() {
-  const [models, setModels] = useState<ModelEntry[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    fetch(INDEX_URL)
-      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${INDEX_URL}: HTTP ${r.status}`))))
-      .then((j: { models: ModelEntry[] }) => live && setModels(j.models))
-      .catch((e: Error) => live && setError(e.message));
-    return () => { live = false; };
-  }, []);
-  return { models, error };
-}
 
 export function ModelsPage() {
   const s = useApp((st) => st.settings);
@@ -66,11 +50,11 @@ export function ModelsPage() {
             <div className="cols2">
               <div>
                 <div className="subhead">config.json</div>
-                <table className="kv"><tbody>
+                <div className="scroll-box"><table className="kv"><tbody>
                   {Object.entries(selected.config ?? {}).map(([k, v]) => (
                     <tr key={k}><th>{k}</th><td>{typeof v === 'object' ? JSON.stringify(v) : String(v)}</td></tr>
                   ))}
-                </tbody></table>
+                </tbody></table></div>
               </div>
               <div>
                 <div className="subhead">files ({fmtBytes(selected.totalBytes)})</div>

@@ -9,16 +9,22 @@ import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel } from '../components/
 import { useRpc } from '../components/useRpc';
 import { useApp } from '../store';
 import { api } from '../worker';
+import { useModelIndex } from '../modelIndex';
 
 export function RolloutPage() {
   const s = useApp((st) => st.settings);
   const caps = useApp((st) => st.caps);
+  const worlds = useApp((st) => st.worlds);
+  const { models } = useModelIndex();
   const rpc = useRpc<Trajectory[]>();
   const [selected, setSelected] = useState(0);
 
+  const model = models?.find((m) => m.name === s['m.model']) ?? null;
+  const world = worlds?.find((w) => w.name === s['r.world']);
   const req: RolloutRequest = {
+    modelUrl: model?.url ?? '',
     world: s['r.world'], taskId: s['r.task'] || undefined, mode: s['r.mode'] as RolloutMode,
-    k: s['r.k'], seed: s['r.seed'], temperature: s['r.temp'], maxTurns: s['r.turns'],
+    k: s['r.k'], seed: s['r.seed'], temperature: s['r.temp'], maxTurns: s['r.turns'], maxNewTokens: s['r.max'],
   };
   const trajs = rpc.result ?? [];
   const cur = trajs[Math.min(selected, trajs.length - 1)];
@@ -33,16 +39,24 @@ export function RolloutPage() {
     <div className="page page-rollout">
       <Panel title="Rollout settings" className="controls">
         <div className="fields">
-          <Field k="r.world" label="world" />
-          <Field k="r.task" label="task id" title="empty = first test task" />
+          <Field k="m.model" label="policy model" wide
+            options={[{ value: '', label: models?.length ? '(choose a model)' : '(no models shipped)' }, ...(models ?? []).map((m) => ({ value: m.name }))]} />
+          <Field k="r.world" label="world" options={worlds?.map((w) => ({ value: w.name }))} />
+          <Field k="r.task" label="task" title="empty = first test task"
+            options={[{ value: '', label: '(first test task)' },
+              ...(world?.testTasks ?? []).map((t) => ({ value: t, label: `${t} (test)` })),
+              ...(world?.trainTasks ?? []).map((t) => ({ value: t, label: `${t} (train)` }))]} />
           <Field k="r.mode" label="mode" />
           <Field k="r.k" label="K (group)" />
           <Field k="r.seed" label="seed" />
           <Field k="r.temp" label="temperature" step={0.05} />
           <Field k="r.turns" label="turn cap" />
+          <Field k="r.max" label="max new tokens" />
         </div>
+        {world && <div className="muted">{world.description} · {world.tools} tools</div>}
+        {s['r.mode'] === 'simulator' && <div className="muted">simulator = the same model, frozen (one model until training runs)</div>}
         <div className="actions">
-          <button className="primary" disabled={rpc.busy || !caps} onClick={() => { setSelected(0); void rpc.run(() => api.rollout(req)); }}>
+          <button className="primary" disabled={rpc.busy || !caps || !model} title={model ? '' : 'choose a policy model first'} onClick={() => { setSelected(0); void rpc.run(() => api.rollout(req)); }}>
             {rpc.busy ? 'running…' : 'Run rollout'}
           </button>
           {rpc.ms !== null && <span className="muted">{(rpc.ms / 1000).toFixed(1)} s</span>}

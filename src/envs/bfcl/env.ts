@@ -16,10 +16,15 @@ import { BACKENDS, BfclPyError, type BfclBackend } from './backend';
 import { normaliseJsonArgs, parsePythonCall, type ParsedCall } from './parser';
 import { errorObservation, type Environment, type JSONSchema, type Observation, type ToolSchema } from '../types';
 import { PyException, PyFloat, PyTuple, parsePyJson, pyJsonDumps, pyRepr, pyStr, toPlain } from '../python';
+// Every backend registers itself in BACKENDS on import.
 import './backends/gorilla_file_system';
 import './backends/math_api';
 import './backends/message_api';
 import './backends/posting_api';
+import './backends/ticket_api';
+import './backends/trading_bot';
+import './backends/travel_booking';
+import './backends/vehicle_control';
 
 /** One function document line of BFCL's multi_turn_func_doc/*.json. */
 export interface BfclFuncDoc {
@@ -112,8 +117,8 @@ function schemaMismatch(value: unknown, schema: JSONSchema, path: string): strin
   switch (t) {
     case 'string': if (typeof value !== 'string') return `${path} must be a string`; break;
     case 'boolean': if (typeof value !== 'boolean') return `${path} must be a boolean`; break;
-    case 'integer': if (typeof value !== 'number' || !Number.isInteger(value)) return `${path} must be an integer`; break;
-    case 'number': if (!(value instanceof PyFloat) && (typeof value !== 'number' || !Number.isFinite(value))) return `${path} must be a number`; break;
+    case 'integer': if (typeof value !== 'bigint' && (typeof value !== 'number' || !Number.isInteger(value))) return `${path} must be an integer`; break;
+    case 'number': if (!(value instanceof PyFloat) && typeof value !== 'bigint' && (typeof value !== 'number' || !Number.isFinite(value))) return `${path} must be a number`; break;
     case 'array': {
       if (!Array.isArray(value)) return `${path} must be an array`;
       if (schema.items) for (let i = 0; i < value.length; i++) { const m = schemaMismatch(value[i], schema.items, `${path}[${i}]`); if (m) return m; }
@@ -208,6 +213,31 @@ export class BfclEnvironment implements Environment {
     } catch (e) {
       return errorObservation('TOOL_EXECUTION_ERROR', ERR_PREFIX + pyErrorMessage(e), { name: String(name) });
     }
+  }
+
+  /**
+   * Agent-facing Python call string (`cd(folder='x')`): parsed, positional arguments mapped onto the
+   * schema's parameter order, then handled exactly like call(). Never throws.
+   */
+  callPython(callString: string): Observation {
+    const p = parsePythonCall(callString);
+    if (!p.ok) return errorObservation(p.error.code, p.error.message, p.error.details);
+    if (p.args.length === 0) return this.call(p.function, p.kwargs);
+    const doc = this.funcDocs().find((d) => d.name === p.function);
+    if (!doc) return this.call(p.function, p.kwargs);
+    const names = Object.keys(doc.parameters?.properties ?? {});
+    if (p.args.length > names.length) {
+      return errorObservation('INVALID_PARAMETERS', `'${p.function}' takes ${names.length} argument(s) but ${p.args.length} positional were given`, { positional: p.args.length });
+    }
+    const kwargs: Record<string, unknown> = {};
+    for (let i = 0; i < p.args.length; i++) {
+      if (Object.prototype.hasOwnProperty.call(p.kwargs, names[i])) {
+        return errorObservation('INVALID_PARAMETERS', `'${p.function}' got multiple values for argument '${names[i]}'`, { argument: names[i] });
+      }
+      kwargs[names[i]] = p.args[i];
+    }
+    for (const [k, v] of Object.entries(p.kwargs)) Object.defineProperty(kwargs, k, { value: v, enumerable: true, writable: true, configurable: true });
+    return this.call(p.function, kwargs);
   }
 
   /** BFCL-compat execution of one Python call string. `text` is BFCL's exact result string. Never throws. */

@@ -266,6 +266,7 @@ class PyLiteralParser {
         case 'x': out += this.hexEscape(2); break;
         case 'u': out += this.hexEscape(4); break;
         case 'U': out += this.hexEscape(8); break;
+        case 'N': this.fail('\\N{...} escapes are not supported');
         default:
           if (/[0-7]/.test(nx)) {
             let digits = nx;

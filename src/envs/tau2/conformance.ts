@@ -1,7 +1,8 @@
 // Gold-replay conformance against τ²'s own recorded results (fixtures/*.json): every tool result string
 // and error flag, the final DB hash per task, and the evaluator cross-check (db_match / env reward).
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { parsePyJson, toPlain } from '../python';
 import { evaluateEnvironment, trajectoryFromCalls } from './evaluator';
 import { loadTau2Domain } from './fs';
@@ -129,10 +130,13 @@ export function tau2ConformanceCli(argv: string[]): number {
     const i = argv.indexOf(name);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  const domainDir = arg('--domain');
-  const fixture = arg('--fixture');
-  if (!domainDir || !fixture) {
-    console.error('usage: conformance tau2 --domain DIR --fixture FILE [--json] [--step-hashes]');
+  // `--domain retail|mock` is shorthand for the shared data directory and its default fixture.
+  const shortName = arg('--domain') ?? 'retail';
+  const domainDir = existsSync(shortName) ? shortName : path.resolve(process.cwd(), '../shared/data/tau2', shortName);
+  const fixture = arg('--fixture') ?? path.join(domainDir, 'fixtures',
+    existsSync(path.join(domainDir, 'fixtures/gold_replay.train.fixture.json')) ? 'gold_replay.train.fixture.json' : 'gold_replay.fixture.json');
+  if (!existsSync(path.join(domainDir, 'db.json')) || !existsSync(fixture)) {
+    console.error('usage: conformance tau2 --domain DIR|retail|mock [--fixture FILE] [--json] [--step-hashes]');
     return 2;
   }
   const r = runTau2Conformance({ domainDir, fixture, stepHashes: argv.includes('--step-hashes') });

@@ -157,6 +157,8 @@ export function bindKwargs(qualname: string, params: ParamSpec[], kwargs: unknow
   const out: Record<string, unknown> = {};
   for (const [k, v] of entries) {
     if (typeof k !== 'string') return { ok: false, message: 'keywords must be strings' };
+    // `self` is already bound positionally on a method.
+    if (k === 'self') return { ok: false, message: `${qualname}() got multiple values for argument 'self'` };
     if (!known.has(k)) return { ok: false, message: `${qualname}() got an unexpected keyword argument '${k}'` };
     out[k] = v;
   }

@@ -1,7 +1,7 @@
 // Domain-independent half of a τ² environment: tool specs, argument binding, result stringification
 // (Environment.to_json_str), get_response / make_tool_call, update_db, set_state and env assertions.
 
-import type { Environment, JSONSchema, Observation, ToolErrorCode, ToolSchema } from '../types';
+import { errorObservation, type Environment, type JSONSchema, type Observation, type ToolErrorCode, type ToolSchema } from '../types';
 import { parsePyJson, pyJsonDumps, pyStr, toPlain, type PyDict } from '../python';
 import { PyException, bindKwargs, dictEntries, isPyDict, pyEquals, pyTypeName, valueError, type ParamSpec } from './py';
 
@@ -125,31 +125,38 @@ export class Tau2Environment<S extends Tau2Store<S>> implements Environment {
   private readonly toolMap: Map<string, ToolSpec<S>>;
   private readonly fnMap: Map<string, FunctionSpec<S>>;
 
-  constructor(readonly kit: Tau2DomainKit<S>, public store: S, readonly policy = '') {
+  /**
+   * 'tau2' (default): error text is τ²'s "Error: …" verbatim. 'envace': the shared
+   * {"error_tool_call": {code, message, details}} shape, for agents trained on that protocol.
+   */
+  readonly errorStyle: 'tau2' | 'envace';
+
+  constructor(readonly kit: Tau2DomainKit<S>, public store: S, readonly policy = '', opts: { errorStyle?: 'tau2' | 'envace' } = {}) {
+    this.errorStyle = opts.errorStyle ?? 'tau2';
     this.name = `tau2-${kit.domain}`;
     this.toolMap = new Map(kit.tools.map((t) => [t.name, t]));
     this.fnMap = new Map([...kit.tools, ...kit.functions].map((t) => [t.name, t]));
   }
 
   tools(): ToolSchema[] {
-    return this.kit.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      parameters: {
-        type: 'object',
-        properties: Object.fromEntries(t.params.map((p) => [p.name, p.schema])),
-        required: t.params.filter((p) => p.required).map((p) => p.name),
-      },
-    }));
+    let schemas = schemaCache.get(this.kit);
+    if (!schemas) {
+      schemas = buildSchemas(this.kit.tools);
+      schemaCache.set(this.kit, schemas);
+    }
+    return structuredClone(schemas);
   }
 
   toolKinds(): Record<string, ToolKind> {
     return Object.fromEntries(this.kit.tools.map((t) => [t.name, t.kind]));
   }
 
-  /** Never throws. Text and error flag are exactly τ²'s ToolMessage content/error. */
+  /** Never throws. With the default errorStyle, text and error flag are exactly τ²'s ToolMessage content/error. */
   call(name: string, args: unknown): Tau2Observation {
     const r = this.getResponse({ name, arguments: args });
+    if (r.error && this.errorStyle === 'envace') {
+      return { ...errorObservation(r.code ?? 'TOOL_EXECUTION_ERROR', r.content.replace(/^Error: /, '')), code: r.code };
+    }
     return { text: r.content, error: r.error, ...(r.code ? { code: r.code } : {}) };
   }
 
@@ -173,9 +180,11 @@ export class Tau2Environment<S extends Tau2Store<S>> implements Environment {
         throw new CodedError('INVALID_PARAMETERS', `Environment.make_tool_call() argument after ** must be a mapping, not ${pyTypeName(args)}`);
       }
       const keys = dictEntries(args).map(([k]) => k);
-      // τ² forwards the arguments as **kwargs next to its own tool_name/requestor parameters.
-      if (keys.includes('requestor')) throw new CodedError('INVALID_PARAMETERS', "Environment.make_tool_call() got multiple values for keyword argument 'requestor'");
-      if (keys.includes('tool_name')) throw new CodedError('INVALID_PARAMETERS', "Environment.make_tool_call() got multiple values for argument 'tool_name'");
+      // τ² forwards the arguments as **kwargs next to its own tool_name/requestor parameters; CPython names
+      // the function with its module path in the duplicate-keyword error only.
+      if (keys.includes('requestor')) throw new CodedError('INVALID_PARAMETERS', "tau2.environment.environment.Environment.make_tool_call() got multiple values for keyword argument 'requestor'");
+      const clash = keys.find((k) => k === 'self' || k === 'tool_name');
+      if (clash) throw new CodedError('INVALID_PARAMETERS', `Environment.make_tool_call() got multiple values for argument '${String(clash)}'`);
     }
     if (requestor === 'user') throw new CodedError('TOOL_NOT_AVAILABLE', 'User tools not available');
     if (requestor !== 'assistant') throw new CodedError('INVALID_TOOL_CALL_FORMAT', `Invalid requestor: ${pyStr(requestor)}`);
@@ -211,7 +220,7 @@ export class Tau2Environment<S extends Tau2Store<S>> implements Environment {
   }
 
   clone(): Tau2Environment<S> {
-    return new Tau2Environment(this.kit, this.store.clone(), this.policy);
+    return new Tau2Environment(this.kit, this.store.clone(), this.policy, { errorStyle: this.errorStyle });
   }
 
   /** ToolKitBase.update_db (addict deep merge, then re-validation). */
@@ -249,6 +258,20 @@ export class Tau2Environment<S extends Tau2Store<S>> implements Environment {
       }
     }
   }
+}
+
+const schemaCache = new WeakMap<object, ToolSchema[]>();
+
+function buildSchemas<S>(tools: ToolSpec<S>[]): ToolSchema[] {
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    parameters: {
+      type: 'object',
+      properties: Object.fromEntries(t.params.map((p) => [p.name, p.schema])),
+      required: t.params.filter((p) => p.required).map((p) => p.name),
+    },
+  }));
 }
 
 function loadsOrRaw(s: string): unknown {

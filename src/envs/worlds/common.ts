@@ -192,29 +192,31 @@ export class ExpertError extends Error {}
  * holds the real observations; an expert call that errors unexpectedly is a generator bug and throws.
  */
 export function buildTask(o: BuildOptions): WorldTask {
-  const env = o.plan.makeEnv();
-  const reference: Message[] = [];
-  for (const [t, turn] of o.plan.turns.entries()) {
-    reference.push({ role: 'user', content: turn.user });
-    for (const step of turn.steps) {
-      if ('reply' in step) { reference.push({ role: 'assistant', content: step.reply }); continue; }
-      const obs = env.call(step.call.name, step.call.arguments);
-      if (isErrorObservation(obs) !== !!step.expectError) {
-        throw new ExpertError(`${o.world} seed ${o.seed} turn ${t}: expert call ${step.call.name}(${JSON.stringify(step.call.arguments)}) -> ${obs.text}`);
-      }
-      reference.push({ role: 'assistant', content: '', toolCalls: [step.call] });
-      reference.push({ role: 'tool', name: step.call.name, content: obs.text, ...(obs.error ? { error: true } : {}) });
-    }
-    const last = turn.steps[turn.steps.length - 1];
-    if (!last || !('reply' in last)) throw new ExpertError(`${o.world} seed ${o.seed} turn ${t}: expert turn must end with a reply`);
-  }
-  // The expert's final state is computed on first use: a DB dump costs more than generating the task,
-  // and most consumers (training, listing) never verify.
-  let expertState: unknown;
-  let expertJson: string | null = null;
+  // The expert runs on first access of `reference` / `expertState` / `verify`, not at generation: env
+  // construction and result rendering cost more than planning, and filtering or listing thousands of
+  // tasks needs neither. The result is cached, and identical whenever it is computed (pure in the seed).
+  let run: { reference: Message[]; state: unknown; json: string } | null = null;
   const expert = () => {
-    if (expertJson === null) { expertState = o.stateOf(env); expertJson = JSON.stringify(expertState); }
-    return { state: expertState, json: expertJson };
+    if (run) return run;
+    const env = o.plan.makeEnv();
+    const reference: Message[] = [];
+    for (const [t, turn] of o.plan.turns.entries()) {
+      reference.push({ role: 'user', content: turn.user });
+      for (const step of turn.steps) {
+        if ('reply' in step) { reference.push({ role: 'assistant', content: step.reply }); continue; }
+        const obs = env.call(step.call.name, step.call.arguments);
+        if (isErrorObservation(obs) !== !!step.expectError) {
+          throw new ExpertError(`${o.world} seed ${o.seed} turn ${t}: expert call ${step.call.name}(${JSON.stringify(step.call.arguments)}) -> ${obs.text}`);
+        }
+        reference.push({ role: 'assistant', content: '', toolCalls: [step.call] });
+        reference.push({ role: 'tool', name: step.call.name, content: obs.text, ...(obs.error ? { error: true } : {}) });
+      }
+      const last = turn.steps[turn.steps.length - 1];
+      if (!last || !('reply' in last)) throw new ExpertError(`${o.world} seed ${o.seed} turn ${t}: expert turn must end with a reply`);
+    }
+    const state = o.stateOf(env);
+    run = { reference, state, json: JSON.stringify(state) };
+    return run;
   };
   return {
     id: `${o.world}-${o.seed}`,
@@ -223,14 +225,14 @@ export function buildTask(o: BuildOptions): WorldTask {
     split: splitOf(o.world, o.seed),
     difficulty: difficultyOf(o.world, o.seed),
     userTurns: o.plan.turns.map((t) => t.user),
-    reference,
+    get reference() { return expert().reference; },
     checklist: o.plan.turns.map((t, i) => finalizeChecklist(i, t.items)),
     policy: o.policy,
     tags: o.plan.tags,
     get expertState() { return expert().state; },
     makeEnv: o.plan.makeEnv,
     verify(final: Environment) {
-      const e = expert();
+      const e = { state: expert().state, json: expert().json };
       const got = o.stateOf(final);
       if (JSON.stringify(got) === e.json) return { passed: true, reason: 'final state matches the expert final state' };
       const d = jsonDiff(e.state, got);

@@ -3,7 +3,7 @@
 //   getWorld('files').tasks({ split: 'train', difficulty: 2, count: 100, offset: 0 })
 // Seeds are the task identity: the same seed always yields the same task, split and difficulty.
 
-import type { World } from './common';
+import type { World, WorldTask } from './common';
 import { retailWorld } from './retail/world';
 import { filesWorld } from './files/world';
 
@@ -28,4 +28,12 @@ export function taskById(id: string) {
   const m = /^(.+)-(\d+)$/.exec(id);
   if (!m) throw new Error(`bad task id '${id}' (expected <world>-<seed>)`);
   return getWorld(m[1]).task(Number(m[2]));
+}
+
+/** The serialisable part of a task (what crosses the worker boundary, or goes to a JSON file). */
+export function taskData(t: WorldTask) {
+  return {
+    id: t.id, world: t.world, seed: t.seed, split: t.split, difficulty: t.difficulty, tags: t.tags,
+    policy: t.policy, tools: t.makeEnv().tools(), userTurns: t.userTurns, reference: t.reference, checklist: t.checklist,
+  };
 }

@@ -341,14 +341,13 @@ export class GorillaFileSystem implements BfclBackend {
       const f = this.item(fileName);
       if (f instanceof PyFile) {
         const content = pySplitlines(requireStrMethod(f.content, 'splitlines'));
-        let lines = linesIn;
-        if (typeof lines !== 'number' && typeof lines !== 'boolean') {
-          if (lines instanceof PyFloat) throw new BfclPyError('TypeError', 'slice indices must be integers or None or have an __index__ method');
-          throw new BfclPyError('TypeError', `'>' not supported between instances of '${pyTypeName(lines)}' and 'int'`);
-        }
-        let n = Number(lines);
-        if (!Number.isInteger(n)) throw new BfclPyError('TypeError', 'slice indices must be integers or None or have an __index__ method');
+        const lines = linesIn;
+        const isNumber = typeof lines === 'number' || typeof lines === 'boolean' || typeof lines === 'bigint' || lines instanceof PyFloat;
+        if (!isNumber) throw new BfclPyError('TypeError', `'>' not supported between instances of '${pyTypeName(lines)}' and 'int'`);
+        let n = lines instanceof PyFloat ? lines.value : Number(lines);
+        // `lines > len(content)` replaces any value (even a float) by the int length first.
         if (n > content.length) n = content.length;
+        else if (lines instanceof PyFloat || !Number.isInteger(n)) throw new BfclPyError('TypeError', 'slice indices must be integers or None or have an __index__ method');
         // Python's content[-n:]: -0 is 0, so `lines=0` returns every line.
         let start = -n;
         if (start < 0) start = Math.max(0, start + content.length);

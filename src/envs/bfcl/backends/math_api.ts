@@ -90,7 +90,7 @@ function pyPow(a: unknown, b: unknown): unknown {
   const fx = toF(x);
   const fy = toF(y);
   if (fx === 0 && fy < 0) throw new BfclPyError('ZeroDivisionError', '0.0 cannot be raised to a negative power');
-  const exact = exactIntPow(fx, fy);
+  const exact = exactIntPow(fx, fy) ?? roundedPow(fx, fy);
   if (exact !== null) return new PyFloat(exact);
   if (fx < 0 && !Number.isInteger(fy) && Number.isFinite(fy)) return complexPow(fx, fy);
   const r = fx ** fy;
@@ -116,13 +116,52 @@ function exactIntPow(x: number, n: number): number | null {
   return d.neg && (Math.abs(n) % 2 === 1) ? -v : v;
 }
 
+/** exp(v * 2^-w) * 2^w for a fixed-point v (|v| small after reduction by the caller). */
+function expFixed(v: bigint, w: number): bigint {
+  const one = 1n << BigInt(w);
+  let term = one;
+  let sum = 0n;
+  for (let i = 1n; term !== 0n; i++) { sum += term; term = (term * v) / (one * i); }
+  return sum;
+}
+
+/**
+ * x ** y for finite x > 0 and non-integral y, rounded from a 160-bit evaluation of exp(y ln x):
+ * matches C's (correctly rounded in practice) pow where JS's Math.pow can be an ulp off.
+ */
+function roundedPow(x: number, y: number): number | null {
+  if (!(x > 0) || !Number.isFinite(x) || !Number.isFinite(y) || Number.isInteger(y)) return null;
+  const approx = Math.log2(x) * y;
+  if (!(Math.abs(approx) < 1000)) return null;
+  const w = 160;
+  const W = BigInt(w);
+  const dx = decomposeDouble(x);
+  const dy = decomposeDouble(y);
+  let t = lnFixed(dx.man, dx.exp, w) * dy.man;
+  t = dy.exp >= 0 ? t << BigInt(dy.exp) : t >> BigInt(-dy.exp);
+  if (dy.neg) t = -t;
+  const ln2 = ln2Fixed(w);
+  // t = k ln2 + r with |r| <= ln2/2
+  let k = t / ln2;
+  let r = t - k * ln2;
+  if (r * 2n > ln2) { k += 1n; r -= ln2; } else if (r * 2n < -ln2) { k -= 1n; r += ln2; }
+  const e = expFixed(r, w);
+  const m = roundRational(e, 1n << W, 53);
+  const exp = m.exp + Number(k);
+  const top = exp + bitLen(m.man);
+  if (top > 1024 || top < -1021) return null;
+  return Number(m.man) * 2 ** exp;
+}
+
 /** A negative float to a fractional power is a complex number in Python 3. */
 function complexPow(x: number, y: number): PyOpaque {
   const len = Math.abs(x) ** y;
   const phase = Math.atan2(0, x) * y;
   const re = len * Math.cos(phase);
   const im = len * Math.sin(phase);
-  const f = (v: number) => pyRepr(new PyFloat(v));
+  // complex repr writes its parts like float repr minus a trailing '.0', and drops a +0.0 real part.
+  const f = (v: number) => pyRepr(new PyFloat(v)).replace(/\.0$/, '');
+  if (re === 0 && !Object.is(re, -0)) return new PyOpaque(`${f(im)}j`);
   const imS = (im < 0 || Object.is(im, -0) ? '-' : '+') + f(Math.abs(im));
   return new PyOpaque(`(${f(re)}${imS}j)`);
 }

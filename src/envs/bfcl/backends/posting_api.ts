@@ -172,9 +172,9 @@ export class TwitterAPI implements BfclBackend {
       case 'get_user_tweets':
         return [...tweets().values()].filter((t) => pyEquals(subscript(t, 'username'), a[0]));
       case 'search_tweets': {
-        const kw = lower(a[0]);
-        return [...tweets().values()].filter((t) => lower(subscript(t, 'content')).includes(kw)
-          || pyIterate(subscript(t, 'tags')).map(lower).includes(kw));
+        // The comprehension only evaluates keyword.lower() once there is a tweet to test.
+        return [...tweets().values()].filter((t) => lower(subscript(t, 'content')).includes(lower(a[0]))
+          || pyIterate(subscript(t, 'tags')).map(lower).includes(lower(a[0])));
       }
       case 'get_tweet_comments': {
         if (!pyContains(tweets(), a[0])) return notFound(a[0]);

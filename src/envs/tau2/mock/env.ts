@@ -159,7 +159,7 @@ export const MOCK_KIT: Tau2DomainKit<MockStore> = {
 
 export type MockEnv = Tau2Environment<MockStore>;
 
-export function createMockEnv(db: MockDBJson | MockStore, opts: { policy?: string } = {}): MockEnv {
+export function createMockEnv(db: MockDBJson | MockStore, opts: { policy?: string; errorStyle?: 'tau2' | 'envace' } = {}): MockEnv {
   const store = db instanceof MockStore ? db.clone() : MockStore.fromJson(db);
-  return new Tau2Environment(MOCK_KIT, store, opts.policy ?? '');
+  return new Tau2Environment(MOCK_KIT, store, opts.policy ?? '', { errorStyle: opts.errorStyle });
 }

@@ -305,6 +305,8 @@ function sortedMapJson<V extends object>(m: Map<string, V>, dump: (v: V) => unkn
 export class RetailStore implements Tau2Store<RetailStore> {
   // Records this store may mutate in place. Everything else may be shared with clones.
   private owned = new WeakSet<object>();
+  // Valid until the next forWrite(); read-only episodes and fresh clones never rehash.
+  private hashCache: string | undefined;
 
   constructor(
     public products: Map<string, Product>,
@@ -315,7 +317,9 @@ export class RetailStore implements Tau2Store<RetailStore> {
   clone(): RetailStore {
     // Both sides lose ownership: from now on either one copies a record before changing it.
     this.owned = new WeakSet();
-    return new RetailStore(new Map(this.products), new Map(this.users), new Map(this.orders));
+    const c = new RetailStore(new Map(this.products), new Map(this.users), new Map(this.orders));
+    c.hashCache = this.hashCache;
+    return c;
   }
 
   orderForWrite(id: string): Order {
@@ -326,6 +330,7 @@ export class RetailStore implements Tau2Store<RetailStore> {
       this.owned.add(o);
     }
     sortedJsonCache.delete(o);
+    this.hashCache = undefined;
     return o;
   }
 
@@ -337,6 +342,7 @@ export class RetailStore implements Tau2Store<RetailStore> {
       this.owned.add(u);
     }
     sortedJsonCache.delete(u);
+    this.hashCache = undefined;
     return u;
   }
 
@@ -355,6 +361,7 @@ export class RetailStore implements Tau2Store<RetailStore> {
   }
 
   hash(): string {
-    return sha256Hex(this.sortedJson());
+    this.hashCache ??= sha256Hex(this.sortedJson());
+    return this.hashCache;
   }
 }

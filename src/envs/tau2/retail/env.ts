@@ -19,7 +19,7 @@ export type RetailEnv = Tau2Environment<RetailStore>;
  * order). The data is validated and copied; the caller's object is never mutated. Throws RetailDataError
  * on an invalid DB.
  */
-export function createRetailEnv(db: RetailDBJson | RetailStore, opts: { policy?: string } = {}): RetailEnv {
+export function createRetailEnv(db: RetailDBJson | RetailStore, opts: { policy?: string; errorStyle?: 'tau2' | 'envace' } = {}): RetailEnv {
   const store = db instanceof RetailStore ? db.clone() : retailStoreFromJson(db);
-  return new Tau2Environment(RETAIL_KIT, store, opts.policy ?? '');
+  return new Tau2Environment(RETAIL_KIT, store, opts.policy ?? '', { errorStyle: opts.errorStyle });
 }

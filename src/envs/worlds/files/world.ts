@@ -133,15 +133,18 @@ function planTurn(c: Ctx, intent: Intent): TurnPlan[] | null {
       const words = rng.chance(0.4);
       const n = words ? wordCount(content) : lineCount(content);
       const unit = words ? 'words' : 'lines';
+      // the check looks for '<n> line': it matches '1 line' and '3 lines' alike, so grammar is not graded
+      const said = `${n} ${unit.slice(0, -1)}`;
+      const answer = n === 1 ? said : `${n} ${unit}`;
       const g = goto(c, dir);
       const args = { file_name: name, mode: words ? 'w' : 'l' };
       return [{
         user: lead(also, `How many ${unit} are in ${where(c, dir, name, usePath)}?`),
-        steps: [...g.steps, call('wc', args), reply(`${name} has ${n} ${unit}.`)],
+        steps: [...g.steps, call('wc', args), reply(`${name} has ${answer}.`)],
         items: [...g.items, ...pathTraps(c, dir, name, usePath, 'wc'),
           { question: `Did the agent count the ${unit} of ${name}?`, focus_on: 'wc file and mode',
             cond: { kind: 'called', tool: 'wc', args: words ? args : { file_name: name }, ok: true }, weight: 2, required: true },
-          { question: `Did the agent answer ${n} ${unit}?`, focus_on: 'reply content', cond: { kind: 'reply_contains', text: [`${n} ${unit}`] }, weight: 2 }],
+          { question: `Did the agent answer ${answer}?`, focus_on: 'reply content', cond: { kind: 'reply_contains', text: [said] }, weight: 2 }],
       }];
     }
     case 'create': {
@@ -292,19 +295,25 @@ export function generateFiles(seed: number, difficulty: number): TaskPlan {
   const { rootName, root } = generateTree(rng, difficulty === 1
     ? { topDirs: [2, 3], subdirChance: 0, rootFiles: [0, 1] }
     : { topDirs: [2, 3], subdirChance: 0.6, rootFiles: [0, 2] });
-  const proto = createWorldFsEnv(toScenario(rootName, root));
+  const scenario = toScenario(rootName, root);
+  let proto: Environment | null = null;   // built on the first makeEnv(), cloned after that
   const fs = new FsModel(rootName, structuredClone(root) as FsDir);
   const c: Ctx = { rng, d: difficulty, fs, tags: new Set(), turn: 0 };
   const nTurns = difficulty === 1 ? 1 : difficulty === 2 ? rng.int(1, 2) : rng.int(2, 3);
   const turns: TurnPlan[] = [];
   let guard = 0;
+  let last: Intent | null = null;
+  const used = new Set<Intent>();
   while (turns.length < nTurns && guard++ < 50) {
     const pool = POOL[difficulty];
     // the two-turn conflict is the signature d3 task: prefer it first
     const intent: Intent = difficulty === 3 && turns.length === 0 && rng.chance(0.4) ? 'rename_conflict' : rng.pick(pool);
+    // variety: no intent twice in a row, and at most one missing-folder question per task
+    if (intent === last || (intent === 'missing_dir' && used.has(intent))) continue;
     if (intent === 'rename_conflict' && turns.length + 2 > 3) continue;   // at most 3 user turns
     const planned = planTurn(c, intent);
     if (!planned) continue;
+    last = intent; used.add(intent);
     turns.push(...planned);
     c.turn = turns.length;
   }
@@ -316,7 +325,7 @@ export function generateFiles(seed: number, difficulty: number): TaskPlan {
   return {
     turns,
     tags: [...c.tags],
-    makeEnv: () => new RestrictedEnv(proto.clone(), toolNames, schemas()),
+    makeEnv: () => new RestrictedEnv((proto ??= createWorldFsEnv(scenario)).clone(), toolNames, schemas()),
   };
 }
 

@@ -10,7 +10,7 @@ import { Rng } from '../rng';
 import {
   call, defineWorld, reply, toolsUsed, RestrictedEnv, type ExpertStep, type ItemSpec, type TaskPlan, type TurnPlan,
 } from '../common';
-import { generateDb, pyMoney, round2, type RetailDb, type ROrder, type RUser } from './db';
+import { generateDb, pyMoney, round2, type RetailDb, type ROrder, type ROrderItem, type RUser } from './db';
 import { createWorldRetailEnv, retailStateOf } from './env';
 
 export const RETAIL_POLICY = [
@@ -74,6 +74,8 @@ interface Ctx {
   fetchedOrders: Set<string>;
   userFetched: boolean;
   tags: Set<string>;
+  /** The item whose return was just refused for a wrong refund method (the next turn may retry it). */
+  refusedReturn?: ROrderItem;
 }
 
 const noHash = (oid: string) => oid.slice(1);
@@ -150,7 +152,7 @@ function applicable(intent: Intent, c: Ctx, o: ROrder | undefined): boolean {
 }
 
 /** One user turn for an intent on an order. `followUp`: the order was the subject of the previous turn ("it"). */
-function planTurn(c: Ctx, intent: Intent, o: ROrder | undefined, followUp: boolean): TurnPlan {
+function planTurn(c: Ctx, intent: Intent, o: ROrder | undefined, followUp: boolean, refund?: 'original'): TurnPlan {
   const rng = c.rng;
   if (intent === 'product') return productTurn(c);
   const order = o!;
@@ -202,13 +204,14 @@ function planTurn(c: Ctx, intent: Intent, o: ROrder | undefined, followUp: boole
       break;
     }
     case 'return': {
-      const item = rng.pick(order.items);
+      const item = refund && c.refusedReturn ? c.refusedReturn : rng.pick(order.items);
       const gc = giftCardOf(c.user);
       const original = order.payment_history[0].payment_method_id;
       // another non-gift method of the user: the tool refuses refunds to it (policy: original or gift card)
       const other = Object.values(c.user.payment_methods).find((p) => p.source !== 'gift_card' && p.id !== original);
-      if (other && rng.chance(0.4)) {
+      if (other && !refund && rng.chance(0.4)) {
         c.tags.add('wrong_refund_method');
+        c.refusedReturn = item;
         const label = other.source === 'paypal' ? 'PayPal' : 'other credit card';
         ask = `I'd like to return the ${item.name} from ${it}. Please refund it to my ${label}.`;
         steps.push(reply(`I cannot refund to your ${label}: a return can only be refunded to the original payment method (${original}) or a gift card. Which do you prefer?`));
@@ -218,8 +221,9 @@ function planTurn(c: Ctx, intent: Intent, o: ROrder | undefined, followUp: boole
           cond: { kind: 'reply_contains', text: ['original payment method'] }, weight: 1 });
         break;
       }
-      const toGift = !!gc && rng.chance(0.5);
-      ask = `I'd like to return the ${item.name} from ${it}. ` + (toGift ? 'Please refund it to my gift card.' : 'Refund to the original payment method.');
+      const toGift = !refund && !!gc && rng.chance(0.5);
+      ask = refund ? `OK, then refund the ${item.name} to the original payment method.`
+        : `I'd like to return the ${item.name} from ${it}. ` + (toGift ? 'Please refund it to my gift card.' : 'Refund to the original payment method.');
       if (toGift) { const ul = userLookup(c); steps.push(...ul.steps); items.push(...ul.items); }
       const pmId = toGift ? gc!.id : order.payment_history[0].payment_method_id;
       steps.push(call('return_delivered_order_items', { order_id: oid, item_ids: [item.item_id], payment_method_id: pmId }));
@@ -311,9 +315,10 @@ function followUpsFor(c: Ctx, o: ROrder): Intent[] {
 export function generateRetail(seed: number, difficulty: number): TaskPlan {
   const rng = new Rng(seed);
   const db = generateDb(rng, { products: difficulty === 1 ? 3 : 4, users: rng.int(2, 3), ordersPerUser: [difficulty === 1 ? 1 : 2, 3] });
-  // The port copies the data it is given, so the initial env is built before planning mutates `db`;
-  // every later makeEnv() is a cheap clone of it.
-  const proto = createWorldRetailEnv(db);
+  // Planning mutates `db` (the expert's mirror), so keep the initial data; the env is built on the first
+  // makeEnv() and cloned after that (the port validates on construction, clone is cheap).
+  const initial = JSON.parse(JSON.stringify(db)) as RetailDb;
+  let proto: Environment | null = null;
   const users = Object.values(db.users);
   const c: Ctx = {
     rng, db, user: rng.pick(users), authBy: rng.chance(0.5) ? 'email' : 'name_zip', authed: false,
@@ -345,8 +350,10 @@ export function generateRetail(seed: number, difficulty: number): TaskPlan {
       if (f.length) turns.push(planTurn(c, rng.pick(f), x, true));
       else turns.push(fresh(['product', 'cancel', 'return']));
       if (nTurns === 3) {
-        // after a refusal on a delivered order, the natural next ask is a return of it
-        if (turns.length === 2 && applicable('return', c, x) && rng.chance(0.5)) turns.push(planTurn(c, 'return', x, true));
+        // after a refused refund method, the user settles for the original one; after a refused
+        // cancellation of a delivered order, the natural next ask is a return of it
+        if (c.refusedReturn && applicable('return', c, x)) turns.push(planTurn(c, 'return', x, true, 'original'));
+        else if (turns.length === 2 && applicable('return', c, x) && rng.chance(0.5)) turns.push(planTurn(c, 'return', x, true));
         else turns.push(fresh(['cancel', 'refuse_cancel', 'return', 'payment', 'address', 'product']));
       }
     }
@@ -357,7 +364,7 @@ export function generateRetail(seed: number, difficulty: number): TaskPlan {
   return {
     turns,
     tags: [...c.tags],
-    makeEnv: () => new RestrictedEnv(proto.clone(), toolNames, schemas()),
+    makeEnv: () => new RestrictedEnv((proto ??= createWorldRetailEnv(initial)).clone(), toolNames, schemas()),
   };
 }
 
