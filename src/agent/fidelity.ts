@@ -43,12 +43,22 @@ export function pairF1(a: string[], b: string[]): { precision: number; recall: n
   return { precision, recall, f1 };
 }
 
-/** Whether a result text is an error: the EnvACE shape, or a top-level "error" key, or the observation's flag. */
+/**
+ * Whether a result text is an error: the observation's flag, the EnvACE shape, a top-level "error" key, or
+ * text starting with "Error" (τ²-style), also when wrapped as {"result": "Error: …"} by toResultJson.
+ */
 export function isErrorResult(text: string, flagged = false): boolean {
   if (flagged) return true;
   if (resultError(text)) return true;
   const p = parseMaybe(text);
-  return p.json && p.value !== null && typeof p.value === 'object' && !Array.isArray(p.value) && 'error' in (p.value as object);
+  if (!p.json) return /^error\b/i.test(p.value);
+  const v = p.value;
+  if (typeof v === 'string') return /^error\b/i.test(v.trim());
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  if ('error' in v) return true;
+  const keys = Object.keys(v);
+  const only = (v as Record<string, unknown>).result;
+  return keys.length === 1 && typeof only === 'string' && /^error\b/i.test(only.trim());
 }
 
 export interface FidelityDetail extends Fidelity { precision: number; recall: number }
@@ -59,14 +69,17 @@ export function compareResults(imagined: string, real: Observation): FidelityDet
   // {"result": …} form that toResultJson gives them (the form SFT targets use).
   const a = parseMaybe(toResultJson(imagined.trim()));
   const b = parseMaybe(toResultJson(real.text.trim()));
-  const errorAgree = isErrorResult(imagined) === isErrorResult(real.text, real.error);
+  const sameErrorness = isErrorResult(imagined) === isErrorResult(real.text, real.error);
   if (a.json && b.json) {
     const exact = canonicalJson(a.value) === canonicalJson(b.value);
+    // Identical text carries identical information, whatever flag the environment set beside it.
+    const errorAgree = exact || sameErrorness;
     const f = exact ? { precision: 1, recall: 1, f1: 1 } : pairF1(flattenJson(a.value), flattenJson(b.value));
     return { exact, fieldF1: f.f1, precision: f.precision, recall: f.recall, errorAgree };
   }
   // A non-JSON side is compared as one opaque leaf: right or wrong, no partial credit.
   const exact = String(a.value) === String(b.value);
+  const errorAgree = exact || sameErrorness;
   const v = exact ? 1 : 0;
   return { exact, fieldF1: v, precision: v, recall: v, errorAgree };
 }

@@ -361,10 +361,9 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
 
     const policyReqs = reqs.filter((r) => r.kind === 'act' || cfg.mode !== 'simulator');
     const simReqs = cfg.mode === 'simulator' ? reqs.filter((r) => r.kind === 'rehearse') : [];
-    const [pg, sg] = await Promise.all([
-      policyReqs.length ? cfg.policy.generate(policyReqs.map((r) => r.req)) : Promise.resolve([] as Generation[]),
-      simReqs.length ? rehearser.generate(simReqs.map((r) => r.req)) : Promise.resolve([] as Generation[]),
-    ]);
+    // One after the other: both may share one accelerator/runtime that does not run sessions concurrently.
+    const pg = policyReqs.length ? await cfg.policy.generate(policyReqs.map((r) => r.req)) : [];
+    const sg = simReqs.length ? await rehearser.generate(simReqs.map((r) => r.req)) : [];
     if (pg.length !== policyReqs.length || sg.length !== simReqs.length) throw new Error('rollout: generator returned a different number of generations than requests');
     const out = new Map<Req, Generation>();
     policyReqs.forEach((r, i) => out.set(r, pg[i]));

@@ -19,6 +19,10 @@ const str = (def: string): StrSpec => ({ kind: 'str', def });
 
 export const MODES = ['real', 'simulator', 'rehearsal'] as const;
 export const ADVANTAGES = ['role-wise', 'pooled', 'per-role'] as const;
+export const STD_NORMS = ['none', 'group', 'batch'] as const;
+export const LOSS_AGGS = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] as const;
+export const KL_TYPES = ['none', 'k1', 'k2', 'k3'] as const;
+export const REWARDS = ['checklist', 'outcome', 'both'] as const;
 
 export const SCHEMA = {
   // Rollout
@@ -31,7 +35,8 @@ export const SCHEMA = {
   'r.turns': int(8, 1, 64),
   'r.max': int(128, 1, 4096),
   // Train
-  't.world': str('retail'),
+  // The built-in tiny model's context holds 'files' prompts; 'retail' ones do not fit.
+  't.world': str('files'),
   't.mode': en(MODES, 'rehearsal'),
   't.steps': int(20, 1, 100000),
   't.tasks': int(4, 1, 256),
@@ -41,11 +46,33 @@ export const SCHEMA = {
   't.clip': num(0.2, 0, 10),
   't.adv': en(ADVANTAGES, 'role-wise'),
   't.seed': int(0, 0, 2 ** 31 - 1),
+  't.model': str('builtin:tiny'),
+  't.diff': int(0, 0, 3),
+  't.std': en(STD_NORMS, 'none'),
+  't.agg': en(LOSS_AGGS, 'token-mean'),
+  't.cliph': num(0.2, 0, 10),
+  't.clipc': num(3, 1.01, 100),
+  't.kltype': en(KL_TYPES, 'none'),
+  't.wd': num(0.01, 0, 1),
+  't.gclip': num(1, 0, 1000),
+  't.temp': num(1, 0, 2),
+  't.turns': int(2, 1, 64),
+  't.reward': en(REWARDS, 'checklist'),
+  't.empty': num(-0.1, -1, 0),
+  't.mb': int(8, 1, 64),
+  't.max': int(16, 0, 4096),
+  't.eval': int(5, 0, 100000),
+  't.evaltasks': int(4, 1, 256),
+  't.ckpt': int(5, 0, 100000),
   // Benchmarks
-  'b.suite': str('retail-test'),
-  'b.k': int(4, 1, 64),
+  'b.world': str('retail'),
+  'b.tasks': int(8, 1, 1000),
+  'b.mode': en(MODES, 'real'),
+  'b.k': int(1, 1, 64),
   'b.seed': int(0, 0, 2 ** 31 - 1),
-  'b.temp': num(1, 0, 2),
+  'b.temp': num(0, 0, 2),
+  'b.turns': int(8, 1, 64),
+  'b.max': int(128, 1, 4096),
   // Models
   'm.model': str(''),
   'm.prompt': str('Hello'),

@@ -27,6 +27,8 @@ export async function initTfjs(prefer: 'wasm' | 'cpu' = 'wasm'): Promise<string>
   return 'cpu';
 }
 
+let instances = 0;
+
 export class TfjsLlama {
   readonly vars: Record<string, tf.Variable> = {};
   private readonly causal: tf.Tensor2D;
@@ -37,10 +39,12 @@ export class TfjsLlama {
   constructor(readonly cfg: LlamaConfig, readonly T: number, seed = 0, lr = 1e-3) {
     const d = cfg.hidden_size, f = cfg.intermediate_size, V = cfg.vocab_size;
     const rng = new Rng(seed);
+    const id = instances++;
     const w = (name: string, shape: number[], std: number | 'ones') => {
       const n = shape.reduce((a, b) => a * b, 1);
       const a = std === 'ones' ? new Float32Array(n).fill(1) : rng.fillNormal(new Float32Array(n), std);
-      this.vars[name] = tf.variable(tf.tensor(a, shape), true, name);
+      // TF.js variable names are global to the engine; prefix per instance so several can coexist.
+      this.vars[name] = tf.variable(tf.tensor(a, shape), true, `m${id}.${name}`);
     };
     // Linear weights stored [in, out] so the forward is a plain x·W.
     w('embed', [V, d], 0.02);
@@ -83,6 +87,11 @@ export class TfjsLlama {
     }
     this.vars.norm.assign(tf.tensor1d(params['model.norm.weight']));
     put('head', params['lm_head.weight'], V, d);
+  }
+
+  dispose(): void {
+    tf.dispose([...Object.values(this.vars), this.causal, this.cos, this.sin]);
+    this.opt.dispose();
   }
 
   /** Loss without an update. */
@@ -153,5 +162,7 @@ export async function benchTfjsTrain(cfg: LlamaConfig, B: number, T: number, ste
     [ids, tg] = batch();
     loss = await m.trainStep(ids, tg, B);
   }
-  return { msPerStep: (performance.now() - t0) / steps, backend, loss };
+  const msPerStep = (performance.now() - t0) / steps;
+  m.dispose();
+  return { msPerStep, backend, loss };
 }

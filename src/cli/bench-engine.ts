@@ -81,6 +81,7 @@ async function crossCheckTfjs(): Promise<number> {
   const ref = new TfjsLlama(cfg, t);
   ref.setFromEngine(params);
   const theirs = await ref.evalLoss(Int32Array.from(lb.inputIds), Int32Array.from(lb.targetIds), b);
+  ref.dispose();
   return Number(Math.abs(ours - theirs).toExponential(2));
 }
 

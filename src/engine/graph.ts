@@ -44,6 +44,7 @@ export class Graph {
   readonly inputs: Value[] = [];
   readonly outputs: Value[] = [];
   readonly inits = new Map<Value, InitData>();
+  private declared = new Map<Value, Shape>();
   private names = new Set<string>();
   private counter = 0;
   private dimSources = new Map<string, [Value, number]>();
@@ -120,7 +121,7 @@ export class Graph {
    * Marks v as a graph output under `name`. Outputs are renamed producers rather than Identity
    * nodes (WebGPU EP lacks Identity); inputs/initializers/already-exported values get an Add-zero copy.
    */
-  output(v: Value, name: string): Value {
+  output(v: Value, name: string, shape?: Shape): Value {
     if (!v.producer || this.outputs.includes(v)) {
       const zero = this.const(0, [], v.dtype === 'bool' ? 'int64' : v.dtype);
       const [copy] = this.node('Add', [v, zero], [{ dtype: v.dtype, shape: v.shape }]);
@@ -132,6 +133,7 @@ export class Graph {
       v.name = name;
     }
     this.outputs.push(v);
+    if (shape) this.declared.set(v, shape); // names the dynamic dims consumers read
     return v;
   }
 
@@ -158,7 +160,7 @@ export class Graph {
       type: {
         tensorType: {
           elemType: ELEM[v.dtype],
-          shape: { dim: v.shape.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) },
+          shape: { dim: (this.declared.get(v) ?? v.shape).map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) },
         },
       },
     });

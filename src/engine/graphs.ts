@@ -29,6 +29,12 @@ function weightInitializers(g: Graph, cfg: LlamaConfig, params: Params): Record<
 export interface InferenceOptions {
   /** Only the last position's logits ([batch, 1, vocab]); saves copying [batch, seq, vocab] after a prefill. */
   lastLogitsOnly?: boolean;
+  /**
+   * Weights as graph inputs (HF names, after the token/cache inputs) instead of initializers: one
+   * session then serves every weight version (RL policy updates without re-exporting or recompiling
+   * shaders); `params` may be omitted. Not for transformers.js, which expects baked weights.
+   */
+  weightsAsInputs?: boolean;
 }
 
 /**
@@ -36,7 +42,7 @@ export interface InferenceOptions {
  * attention_mask [batch, past+seq], position_ids, past_key_values.{i}.key/value; outputs logits and
  * present.{i}.key/value (full cache) or, for `step`, new.{i}.key/value (this call's entries only).
  */
-function buildInference(cfg: LlamaConfig, params: Params, mode: 'hf' | 'step', opts: InferenceOptions): BuiltGraph {
+function buildInference(cfg: LlamaConfig, params: Params | undefined, mode: 'hf' | 'step', opts: InferenceOptions): BuiltGraph {
   const g = new Graph();
   const H = cfg.num_attention_heads, hd = headDim(cfg), maxPos = cfg.max_position_embeddings;
   const ids = g.input('input_ids', 'int64', ['batch_size', 'sequence_length']);
@@ -46,7 +52,7 @@ function buildInference(cfg: LlamaConfig, params: Params, mode: 'hf' | 'step', o
     key: g.input(`past_key_values.${i}.key`, 'float32', ['batch_size', H, 'past_sequence_length', hd]),
     value: g.input(`past_key_values.${i}.value`, 'float32', ['batch_size', H, 'past_sequence_length', hd]),
   }));
-  const W = weightInitializers(g, cfg, params);
+  const W = opts.weightsAsInputs ? weightInputs(g, cfg) : weightInitializers(g, cfg, params ?? {});
 
   const tables = ropeTables(cfg, maxPos);
   const lookup = (t: Float32Array) => O.unsqueeze(O.gather(g.const(t, [maxPos, hd]), pos), [1]);
@@ -72,28 +78,31 @@ function buildInference(cfg: LlamaConfig, params: Params, mode: 'hf' | 'step', o
   g.output(logits, 'logits');
   const kv = mode === 'hf' ? out.present : out.newKV;
   const prefix = mode === 'hf' ? 'present' : 'new';
+  const kvShape = ['batch_size', H, mode === 'hf' ? 'total_sequence_length' : 'sequence_length', hd];
   kv.forEach((x, i) => {
-    g.output(x.key, `${prefix}.${i}.key`);
-    g.output(x.value, `${prefix}.${i}.value`);
+    g.output(x.key, `${prefix}.${i}.key`, kvShape);
+    g.output(x.value, `${prefix}.${i}.value`, kvShape);
   });
-  // Fix the output dim names that transformers.js and callers read.
-  const seqName = mode === 'hf' ? 'total_sequence_length' : 'sequence_length';
-  for (const o of g.outputs.slice(1)) o.shape.splice(0, 4, 'batch_size', H, seqName, hd);
   return finish(g, `llama decoder (${mode})`);
 }
 
-export const exportInference = (cfg: LlamaConfig, params: Params, opts: InferenceOptions = {}) =>
+export const exportInference = (cfg: LlamaConfig, params: Params | undefined, opts: InferenceOptions = {}) =>
   buildInference(cfg, params, 'hf', opts);
 
 /** Same inputs as exportInference; outputs logits and new.{i}.key/value [batch, heads, seq, head_dim]. */
-export const exportDecodeStep = (cfg: LlamaConfig, params: Params, opts: InferenceOptions = {}) =>
+export const exportDecodeStep = (cfg: LlamaConfig, params: Params | undefined, opts: InferenceOptions = {}) =>
   buildInference(cfg, params, 'step', opts);
 
 // ---------------- static-shape graphs with weights as inputs ----------------
 
-function staticForward(g: Graph, cfg: LlamaConfig, B: number, T: number) {
+function weightInputs(g: Graph, cfg: LlamaConfig): Record<string, Value> {
   const W: Record<string, Value> = {};
   for (const { name, shape } of paramSpecs(cfg)) W[name] = g.input(name, 'float32', shape);
+  return W;
+}
+
+function staticForward(g: Graph, cfg: LlamaConfig, B: number, T: number) {
+  const W = weightInputs(g, cfg);
   // int32 ids: the WebGPU EP has no int64 Equal/Reshape kernels, so int64 would pull the one-hot onto the CPU.
   const ids = g.input('input_ids', 'int32', [B, T]);
   const hd = headDim(cfg);

@@ -21,7 +21,14 @@ export interface RunOptions {
   keepNative?: string[];
 }
 
-export interface NativeTensor { readonly native: unknown; readonly dims: readonly number[]; dispose?(): void }
+export interface NativeTensor {
+  readonly native: unknown;
+  readonly dims: readonly number[];
+  /** Frees device memory (GPU-resident outputs are not garbage collected). */
+  dispose?(): void;
+  /** Copies the data to the host. */
+  download?(): Promise<HostTensor>;
+}
 
 export interface Session {
   readonly inputNames: readonly string[];
@@ -64,7 +71,7 @@ export interface OrtLike {
   Tensor: new (type: TensorType, data: Float32Array | BigInt64Array | Int32Array, dims: readonly number[]) => unknown;
   InferenceSession: { create(model: Uint8Array, options?: Record<string, unknown>): Promise<OrtSessionLike> };
 }
-interface OrtTensorLike { type: string; data: unknown; dims: readonly number[]; location?: string; dispose?(): void }
+interface OrtTensorLike { type: string; data: unknown; dims: readonly number[]; location?: string; dispose?(): void; getData?(): Promise<unknown> }
 interface OrtSessionLike {
   inputNames: readonly string[];
   outputNames: readonly string[];
@@ -85,9 +92,15 @@ export function createOrtRuntime(ort: OrtLike, backend: Backend, baseOptions: Re
       const runMixed = async (feeds: Feeds, ro: RunOptions = {}) => {
         const res = await s.run(toOrt(feeds), ro.fetches);
         const out: Record<string, HostTensor | NativeTensor> = {};
+        const host = async (t: OrtTensorLike): Promise<HostTensor> => ({
+          type: t.type as TensorType,
+          // device-located outputs (preferredOutputLocation) only expose their data through getData()
+          data: (t.location && t.location !== 'cpu' && t.location !== 'cpu-pinned' && t.getData ? await t.getData() : t.data) as HostTensor['data'],
+          dims: [...t.dims],
+        });
         for (const [k, t] of Object.entries(res)) {
-          if (ro.keepNative?.includes(k)) out[k] = { native: t, dims: t.dims, dispose: () => t.dispose?.() };
-          else out[k] = { type: t.type as TensorType, data: t.data as HostTensor['data'], dims: [...t.dims] };
+          if (ro.keepNative?.includes(k)) out[k] = { native: t, dims: t.dims, dispose: () => t.dispose?.(), download: () => host(t) };
+          else out[k] = await host(t);
         }
         return out;
       };
@@ -117,11 +130,13 @@ export class SessionCache {
   private sessions = new Map<string, Promise<Session>>();
   constructor(readonly runtime: Runtime, private readonly opts?: SessionOptions) {}
 
-  get(graphKey: string, bucket: string | number, build: () => Uint8Array | Promise<Uint8Array>): Promise<Session> {
+  /** `opts` (first call per key only) override the cache-wide session options. */
+  get(graphKey: string, bucket: string | number, build: () => Uint8Array | Promise<Uint8Array>, opts?: SessionOptions): Promise<Session> {
     const key = `${graphKey}@${bucket}`;
     let s = this.sessions.get(key);
     if (!s) {
-      s = Promise.resolve(build()).then((bytes) => this.runtime.createSession(bytes, this.opts));
+      const so = opts ? { extra: { ...(this.opts?.extra ?? {}), ...(opts.extra ?? {}) } } : this.opts;
+      s = Promise.resolve(build()).then((bytes) => this.runtime.createSession(bytes, so));
       s.catch(() => this.sessions.delete(key));
       this.sessions.set(key, s);
     }

@@ -4,7 +4,7 @@ import { ADAMW_DEFAULTS, type AdamWOptions, buildAdamWGraph } from './adamw';
 import { type LlamaConfig, type ParamSpec, type Params, initParams, paramSpecs } from './decoder';
 import { type InferenceOptions, buildForwardGraph, buildTrainGraph, exportDecodeStep, exportInference } from './graphs';
 import { type LossSpec, lossKey } from './losses';
-import { type Feeds, type HostTensor, type Runtime, SessionCache, f32, i32, scalar } from './runtime';
+import { type Feeds, type HostTensor, type NativeTensor, type Runtime, type SessionOptions, SessionCache, f32, i32, isNative, scalar } from './runtime';
 
 /** Right-padded rows, flattened row-major [batch, seq]. target_ids[t] is the token after input_ids[t]. */
 export interface LmBatch {
@@ -64,7 +64,20 @@ export interface TrainStepOptions {
   grpo?: Partial<GrpoHyper>;
 }
 
-export interface ModelOptions { seed?: number; adam?: AdamWOptions }
+export interface ModelOptions {
+  seed?: number;
+  adam?: AdamWOptions;
+  /**
+   * 'device': parameters, AdamW moments and (inside trainStep) gradients stay backend-native tensors
+   * between graph runs, so on WebGPU nothing but the batch and the metrics crosses the bus. `params`,
+   * `m` and `v` are then stale until `await syncToHost()`. Default 'host'.
+   */
+  residency?: 'host' | 'device';
+  /** ORT preferredOutputLocation for the kept state outputs in device residency, e.g. 'gpu-buffer'. */
+  outputLocation?: string;
+}
+
+type Tensorish = HostTensor | NativeTensor;
 
 export class Model {
   readonly specs: ParamSpec[];
@@ -74,6 +87,10 @@ export class Model {
   step = 0;
   readonly sessions: SessionCache;
   readonly adam: AdamWOptions;
+  /** Device-residency state (param name → tensor); null in host residency. */
+  private dev: { p: Record<string, Tensorish>; m: Record<string, Tensorish>; v: Record<string, Tensorish> } | null = null;
+  private stale = false;
+  private readonly location?: string;
 
   constructor(readonly cfg: LlamaConfig, readonly runtime: Runtime, params?: Params, opts: ModelOptions = {}) {
     this.specs = paramSpecs(cfg);
@@ -83,12 +100,39 @@ export class Model {
     this.v = zeros();
     this.adam = { ...ADAMW_DEFAULTS, ...opts.adam };
     this.sessions = new SessionCache(runtime);
+    this.location = opts.outputLocation;
+    if (opts.residency === 'device') {
+      const wrap = (src: Params) => Object.fromEntries(this.specs.map((p) => [p.name, f32(src[p.name], p.shape) as Tensorish]));
+      this.dev = { p: wrap(this.params), m: wrap(this.m), v: wrap(this.v) };
+    }
   }
+
+  /** True when `params`/`m`/`v` lag behind device-resident state (call syncToHost). */
+  get hostStale(): boolean { return this.stale; }
 
   private paramFeeds(src: Params = this.params, prefix = ''): Feeds {
     const f: Feeds = {};
-    for (const p of this.specs) f[prefix + p.name] = f32(src[p.name], p.shape);
+    const dev = this.dev && (src === this.params ? this.dev.p : src === this.m ? this.dev.m : src === this.v ? this.dev.v : null);
+    for (const p of this.specs) f[prefix + p.name] = dev ? dev[p.name] : f32(src[p.name], p.shape);
     return f;
+  }
+
+  /** Session options placing the named outputs at the device location (device residency only). */
+  private placed(names: string[]): SessionOptions | undefined {
+    if (!this.dev || !this.location) return undefined;
+    return { extra: { preferredOutputLocation: Object.fromEntries(names.map((n) => [n, this.location])) } };
+  }
+
+  /** Downloads device-resident params and moments into `params`, `m`, `v`. */
+  async syncToHost(): Promise<void> {
+    if (!this.dev || !this.stale) return;
+    for (const [which, host] of [['p', this.params], ['m', this.m], ['v', this.v]] as const) {
+      for (const p of this.specs) {
+        const t = this.dev[which][p.name];
+        host[p.name] = (isNative(t) ? (await t.download!()).data : t.data) as Float32Array;
+      }
+    }
+    this.stale = false;
   }
 
   private batchFeeds(b: LmBatch | GrpoBatch, loss: LossSpec, hyper: GrpoHyper): Feeds {
@@ -116,16 +160,28 @@ export class Model {
 
   /** Forward + loss + gradients, no update. Use with applyGrads for gradient accumulation. */
   async computeGrads(batch: LmBatch | GrpoBatch, loss: LossSpec = { kind: 'ce' }, grpo: Partial<GrpoHyper> = {}): Promise<StepResult> {
+    return (await this.runTrain(batch, loss, grpo, false)).result;
+  }
+
+  private async runTrain(batch: LmBatch | GrpoBatch, loss: LossSpec, grpo: Partial<GrpoHyper>, nativeGrads: boolean) {
     const { batch: B, seq: T } = batch;
-    const s = await this.sessions.get(`train-${lossKey(loss)}`, `${B}x${T}`, () => buildTrainGraph(this.cfg, B, T, loss).bytes);
-    const out = await s.run({ ...this.paramFeeds(), ...this.batchFeeds(batch, loss, { ...GRPO_DEFAULTS, ...grpo }) });
+    const gradNames = this.specs.map((p) => `grad.${p.name}`);
+    const key = `train-${lossKey(loss)}${nativeGrads ? '-dev' : ''}`;
+    const s = await this.sessions.get(key, `${B}x${T}`, () => buildTrainGraph(this.cfg, B, T, loss).bytes, nativeGrads ? this.placed(gradNames) : undefined);
+    const out = await s.runMixed({ ...this.paramFeeds(), ...this.batchFeeds(batch, loss, { ...GRPO_DEFAULTS, ...grpo }) },
+      { keepNative: nativeGrads ? gradNames : [] });
     const grads: Params = {};
+    const gradFeeds: Feeds = {};
     const metrics: Record<string, number> = {};
     for (const [k, t] of Object.entries(out)) {
-      if (k.startsWith('grad.')) grads[k.slice(5)] = t.data as Float32Array;
-      else if (t.data.length === 1) metrics[k] = Number(t.data[0]);
+      if (k.startsWith('grad.')) {
+        gradFeeds[k] = t;
+        if (!isNative(t)) grads[k.slice(5)] = t.data as Float32Array;
+      } else if (!isNative(t) && t.data.length === 1) metrics[k] = Number(t.data[0]);
     }
-    return { loss: metrics.loss, logprobs: out.logprobs.data as Float32Array, entropy: out.entropy.data as Float32Array, metrics, grads };
+    const host = (k: string) => (out[k] as HostTensor).data as Float32Array;
+    const result: StepResult = { loss: metrics.loss, logprobs: host('logprobs'), entropy: host('entropy'), metrics, grads };
+    return { result, gradFeeds };
   }
 
   /** log p(target) and entropy per token without gradients (old/ref log-probs for GRPO). */
@@ -139,23 +195,39 @@ export class Model {
 
   /** One AdamW update with the given gradients; returns the pre-clip global grad norm. */
   async applyGrads(grads: Params, lr: number): Promise<number> {
-    const s = await this.sessions.get('adamw', 'all', () => buildAdamWGraph(this.specs, this.adam).bytes);
-    this.step += 1;
-    const feeds: Feeds = { ...this.paramFeeds(), ...this.paramFeeds(grads, 'grad.'), ...this.paramFeeds(this.m, 'm.'), ...this.paramFeeds(this.v, 'v.'), step: scalar(this.step), lr: scalar(lr) };
-    const out = await s.run(feeds);
-    for (const p of this.specs) {
-      this.params[p.name] = out[`next.${p.name}`].data as Float32Array;
-      this.m[p.name] = out[`next.m.${p.name}`].data as Float32Array;
-      this.v[p.name] = out[`next.v.${p.name}`].data as Float32Array;
-    }
-    return Number(out.grad_norm.data[0]);
+    return this.runAdam(this.paramFeeds(grads, 'grad.'), lr);
   }
 
-  /** computeGrads then applyGrads. */
+  private async runAdam(gradFeeds: Feeds, lr: number): Promise<number> {
+    const names = this.specs.flatMap((p) => [`next.${p.name}`, `next.m.${p.name}`, `next.v.${p.name}`]);
+    const s = await this.sessions.get(this.dev ? 'adamw-dev' : 'adamw', 'all', () => buildAdamWGraph(this.specs, this.adam).bytes, this.placed(names));
+    this.step += 1;
+    const feeds: Feeds = { ...this.paramFeeds(), ...gradFeeds, ...this.paramFeeds(this.m, 'm.'), ...this.paramFeeds(this.v, 'v.'), step: scalar(this.step), lr: scalar(lr) };
+    const out = await s.runMixed(feeds, { keepNative: this.dev ? names : [] });
+    const dev = this.dev;
+    for (const p of this.specs) {
+      if (dev) {
+        for (const [which, prefix] of [['p', 'next.'], ['m', 'next.m.'], ['v', 'next.v.']] as const) {
+          const old = dev[which][p.name];
+          if (isNative(old)) old.dispose?.();
+          dev[which][p.name] = out[prefix + p.name];
+        }
+      } else {
+        this.params[p.name] = (out[`next.${p.name}`] as HostTensor).data as Float32Array;
+        this.m[p.name] = (out[`next.m.${p.name}`] as HostTensor).data as Float32Array;
+        this.v[p.name] = (out[`next.v.${p.name}`] as HostTensor).data as Float32Array;
+      }
+    }
+    if (dev) this.stale = true;
+    return Number((out.grad_norm as HostTensor).data[0]);
+  }
+
+  /** computeGrads then applyGrads (in device residency the gradients never leave the device; `grads` is empty). */
   async trainStep(batch: LmBatch | GrpoBatch, opts: TrainStepOptions): Promise<StepResult & { gradNorm: number }> {
-    const r = await this.computeGrads(batch, opts.loss ?? { kind: 'ce' }, opts.grpo);
-    const gradNorm = await this.applyGrads(r.grads, opts.lr);
-    return { ...r, gradNorm };
+    const { result, gradFeeds } = await this.runTrain(batch, opts.loss ?? { kind: 'ce' }, opts.grpo ?? {}, this.dev !== null);
+    const gradNorm = await this.runAdam(gradFeeds, opts.lr);
+    for (const t of Object.values(gradFeeds)) if (isNative(t)) t.dispose?.();
+    return { ...result, gradNorm };
   }
 
   /** Logits [B, T, vocab] for equal-length rows (causal, positions from 0). */
@@ -165,8 +237,13 @@ export class Model {
     return (await s.run({ ...this.paramFeeds(), input_ids: i32(ids.flat(), [B, T]) })).logits;
   }
 
-  exportInference(opts?: InferenceOptions) { return exportInference(this.cfg, this.params, opts); }
-  exportDecodeStep(opts?: InferenceOptions) { return exportDecodeStep(this.cfg, this.params, opts); }
+  exportInference(opts?: InferenceOptions) { return exportInference(this.cfg, this.hostParams(), opts); }
+  exportDecodeStep(opts?: InferenceOptions) { return exportDecodeStep(this.cfg, this.hostParams(), opts); }
+
+  private hostParams(): Params {
+    if (this.stale) throw new Error('parameters live on the device: await model.syncToHost() first');
+    return this.params;
+  }
 
   async dispose(): Promise<void> { await this.sessions.clear(); }
 }

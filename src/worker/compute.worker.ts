@@ -6,8 +6,9 @@ import * as Comlink from 'comlink';
 import { initRuntime, type WebRuntime } from './runtime-web';
 import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from './smoke';
 import * as engine from './engine-bridge';
+import * as train from './train-service';
 import { f32 } from '../engine/runtime';
-import type { BackendInfo, Capabilities, InitOptions, RolloutRequest, SmokeResult } from './protocol';
+import type { BackendInfo, BenchRequest, Capabilities, InitOptions, RolloutRequest, SmokeResult, TrainRequest } from './protocol';
 
 let runtime: WebRuntime | null = null;
 
@@ -54,12 +55,22 @@ const api = {
   rollout: (req: RolloutRequest) => engine.rollout(need(), req),
 
   // ---- rl (training) -------------------------------------------------------------------------------
-  // The RL work adds train* RPCs here (trainStart/trainStep/trainStop, each reporting TrainMetrics
-  // through a Comlink.proxy callback). Until then the page reads capabilities().train.
-  trainStep: (req: Parameters<typeof engine.trainStep>[0]) => engine.trainStep(req),
+  // Events (steps, evals, checkpoints, backend switches, status) arrive through `onEvent`, a
+  // Comlink.proxy callback; each call replaces the previous listener.
+  trainStart: (req: TrainRequest, onEvent?: train.TrainListener) => train.start(need(), req, onEvent),
+  trainResume: (runId: string, onEvent?: train.TrainListener) => train.resume(need(), runId, onEvent),
+  trainStep: (runId: string, onEvent?: train.TrainListener) => train.step(need(), runId, onEvent),
+  trainPause: () => train.pause(),
+  trainStop: () => train.stop(),
+  trainStatus: () => train.status(),
+  trainList: () => train.listRuns(),
+  trainRemove: (runId: string) => train.removeRun(runId),
+  trainCheckpoint: (runId: string) => train.checkpointBytes(runId),
+  trainExport: () => train.exportFolder(),
+  trainDebugLoseDevice: (real?: boolean) => train.debugLoseDevice(real),
 
   // ---- benchmarks ----------------------------------------------------------------------------------
-  bench: (req: Parameters<typeof engine.bench>[0]) => engine.bench(req),
+  bench: (req: BenchRequest) => engine.bench(need(), req),
 };
 
 export type ComputeApi = typeof api;

@@ -1,7 +1,11 @@
-// The only worker file that imports src/engine, src/agent, src/rl and src/bench. Keeping those imports
-// here means the RPC surface (compute.worker.ts) stays stable while the layers below grow, and a missing
-// capability is reported as "not available yet: <reason>" instead of breaking the build.
+// Models, sampling, rollouts and held-out evaluation for the compute worker: the worker's bridge onto
+// src/engine, src/agent and src/envs (training lives in train-service.ts). Keeping these imports here keeps
+// the RPC surface (compute.worker.ts) thin; a capability that is not wired yet reports itself through
+// capabilities() and a "not available yet: <reason>" error instead of breaking the build.
 
+import { profileFromConfig, rolloutSettings } from '../agent/profile';
+import { evaluate } from '../agent/evaluate';
+import { batchFidelity } from '../agent/fidelity';
 import { rolloutGroups } from '../agent/rollout';
 import type { Trajectory } from '../agent/types';
 import { getWorld, listWorlds, taskById } from '../envs/worlds';
@@ -12,14 +16,12 @@ import type { WebRuntime } from './runtime-web';
 import { engineSelfTest, type SelfTestOptions } from './selftest';
 import {
   NOT_AVAILABLE, type BenchRequest, type BenchResult, type Capabilities, type LoadedModel, type RolloutRequest,
-  type SampleRequest, type SampleResult, type WorldInfo, type SelfTestResult, type TrainMetrics, type TrainRequest,
+  type SampleRequest, type SampleResult, type WorldInfo, type SelfTestResult,
 } from './protocol';
 
 export type { SelfTestOptions };
 
 const REASONS = {
-  train: 'RL trainer (src/rl) is not wired into the worker yet',
-  bench: 'benchmark suites (src/bench) are not wired into the worker yet',
   model: 'no model loaded: pick one on the Models page',
 };
 
@@ -34,8 +36,8 @@ export function capabilities(): Capabilities {
     selfTest: { available: true },
     generate: { available: true },
     rollout: { available: true },
-    train: { available: false, reason: REASONS.train },
-    bench: { available: false, reason: REASONS.bench },
+    train: { available: true },
+    bench: { available: true },
   };
 }
 
@@ -67,6 +69,9 @@ export async function loadModel(rt: WebRuntime, url: string): Promise<LoadedMode
   loaded = { url, folder, sampler, info };
   return info;
 }
+
+/** The folder of the loaded model (the trainer starts from its weights). */
+export function loadedFolder(): ModelFolder | null { return loaded?.folder ?? null; }
 
 export async function unloadModel(): Promise<void> {
   const l = loaded;
@@ -117,22 +122,64 @@ export async function rollout(rt: WebRuntime, req: RolloutRequest): Promise<Traj
   const task = req.taskId ? taskById(req.taskId) : world.tasks({ split: 'test', count: 1 })[0];
   if (!task) throw new Error(`world ${req.world} has no test task`);
   if (task.world !== world.name) throw new Error(`task ${task.id} is not in world ${world.name}`);
+  // The model's prompt profile (format, prompt options) as the trainer uses it; the page's knobs override.
+  const settings = rolloutSettings(profileFromConfig(loaded!.folder.rawConfig));
   const sampling = { temperature: req.temperature, maxNewTokens: req.maxNewTokens };
   return rolloutGroups([task], req.k, {
+    ...settings,
     mode: req.mode,
     policy,
     simulator: req.mode === 'simulator' ? policy : undefined,
     seed: req.seed,
-    act: sampling,
-    rehearse: sampling,
-    limits: { maxAssistantTurns: req.maxTurns },
+    act: { ...settings.act, ...sampling },
+    rehearse: { ...settings.rehearse, ...sampling },
+    limits: { ...settings.limits, maxAssistantTurns: req.maxTurns },
   });
 }
 
-export async function trainStep(_req: TrainRequest): Promise<TrainMetrics> {
-  throw notAvailable(REASONS.train);
-}
+// ---- benchmarks (held-out evaluation) ---------------------------------------------------------------
 
-export async function bench(_req: BenchRequest): Promise<BenchResult> {
-  throw notAvailable(REASONS.bench);
+export async function bench(rt: WebRuntime, req: BenchRequest): Promise<BenchResult> {
+  if (!req.modelUrl) throw new Error(REASONS.model);
+  const t0 = performance.now();
+  await loadModel(rt, req.modelUrl);
+  const policy = loaded!.sampler;
+  const tasks = getWorld(req.world).tasks({ split: 'test', count: req.tasks });
+  if (tasks.length === 0) throw new Error(`world ${req.world} has no test tasks`);
+  const settings = rolloutSettings(profileFromConfig(loaded!.folder.rawConfig));
+  const { result, trajectories } = await evaluate(tasks, policy, {
+    mode: req.mode, k: req.k, temperature: req.temperature, seed: req.seed,
+    simulator: req.mode === 'simulator' ? policy : undefined,
+    rollout: {
+      ...settings,
+      act: { ...settings.act, maxNewTokens: req.maxNewTokens },
+      rehearse: { ...settings.rehearse, maxNewTokens: req.maxNewTokens },
+      limits: { ...settings.limits, maxAssistantTurns: req.maxTurns },
+    },
+  });
+  const ok = (t: Trajectory) => (t.verdict?.outcome?.passed && (t.verdict?.score ?? 0) >= 1 - 1e-9 ? 1 : 0);
+  const rows = tasks.map((task) => {
+    const ts = trajectories.filter((t) => t.taskId === task.id);
+    const n = Math.max(1, ts.length);
+    const fid = batchFidelity(ts).overall;
+    return {
+      task: task.id,
+      samples: ts.length,
+      success: ts.reduce((a, t) => a + ok(t), 0) / n,
+      outcome: ts.reduce((a, t) => a + (t.verdict?.outcome?.passed ? 1 : 0), 0) / n,
+      checklist: ts.reduce((a, t) => a + (t.verdict?.score ?? 0), 0) / n,
+      fidelityF1: fid.calls > 0 ? fid.meanF1 : null,
+      terminations: ts.map((t) => t.terminatedBy),
+    };
+  });
+  return {
+    suite: `${req.world} test · ${tasks.length} tasks · ${req.mode} · k=${req.k}`,
+    summary: {
+      success: result.success, outcome: result.outcome, checklist: result.checklist, passAtK: result.passAtK,
+      fidelityF1: result.fidelity.meanF1, fidelityExact: result.fidelity.exactRate, errorAgree: result.fidelity.errorAgreeRate,
+    },
+    terminations: result.terminations,
+    rows,
+    ms: performance.now() - t0,
+  };
 }

@@ -1,6 +1,11 @@
 // Types shared by the page and the compute worker. The page imports only types from src/worker
 // (plus the tiny client in src/app/worker.ts), so nothing here may touch ORT or the engine.
 
+import type { RunSpec } from '../rl/session';
+import type { EvalMetrics, StepMetrics } from '../rl/trainer';
+
+export type { EvalMetrics, RunSpec, StepMetrics };
+
 export type BackendRequest = 'auto' | 'webgpu' | 'wasm';
 export type BackendKind = 'webgpu' | 'wasm';
 
@@ -133,31 +138,71 @@ export interface WorldInfo { name: string; description: string; tools: number; t
 
 export type AdvantageMode = 'role-wise' | 'pooled' | 'per-role';
 
+/** A training run as the page describes it; stored next to its checkpoint so a fresh worker can resume it. */
 export interface TrainRequest {
-  world: string;
-  mode: RolloutMode;
-  steps: number;
-  tasksPerStep: number;
-  groupSize: number;
-  lr: number;
-  klCoef: number;
-  clip: number;
-  advantage: AdvantageMode;
-  seed: number;
+  runId: string;
+  /** Trainer options (verl/TRL names) plus world and difficulty; validated by src/rl/trainer.ts. */
+  spec: RunSpec;
+  /** A model folder URL (/models/<name>/) or TINY_MODEL ('builtin:tiny', built in the worker). */
+  model: string;
+  /** Per-generation token budget for Act and Rehearse (overrides the folder's profile); 0 keeps it. */
+  maxNewTokens: number;
+  label?: string;
 }
 
-/** One point of the training curves (one optimizer step). */
-export interface TrainMetrics {
+export type TrainState = 'idle' | 'loading' | 'running' | 'paused' | 'stopped' | 'done' | 'error';
+
+export interface BackendSwitch { atStep: number; from: BackendKind; to: BackendKind; reason: string; resumedFrom: number }
+
+export interface TrainStatus {
+  runId: string | null;
+  state: TrainState;
   step: number;
-  reward: number;
-  success: number;
-  loss: number;
-  gradNorm: number;
-  kl: number;
-  fidelity: number | null;
+  steps: number;
+  backend: BackendKind | null;
+  /** Step of the newest checkpoint in IndexedDB (0 = none yet). */
+  checkpointStep: number;
+  /** Where a resume picked the run up (checkpoint step), when it did. */
+  resumedFrom?: number;
+  switches: BackendSwitch[];
+  error?: string;
+}
+
+/** What the worker streams to the page through the Comlink.proxy callback. */
+export type TrainEvent =
+  | { type: 'status'; status: TrainStatus }
+  /** Sent on (re)load: the authoritative history, e.g. the checkpoint's after a resume. */
+  | { type: 'history'; runId: string; history: StepMetrics[]; evals: EvalMetrics[] }
+  | { type: 'step'; runId: string; metrics: StepMetrics }
+  | { type: 'eval'; runId: string; metrics: EvalMetrics }
+  | { type: 'checkpoint'; runId: string; step: number; bytes: number; ms: number }
+  | { type: 'backend'; runId: string; change: BackendSwitch }
+  | { type: 'log'; runId: string; text: string };
+
+export interface SavedRun { runId: string; step: number; request: TrainRequest | null }
+
+/** A trained model folder, file by file (HF layout, see src/engine/modelFolder.ts). */
+export interface ExportedFolder { name: string; files: Record<string, Uint8Array> }
+
+/** Held-out evaluation of the loaded model on a built-in world's test split (src/agent/evaluate.ts). */
+export interface BenchRequest {
+  modelUrl: string;
+  world: string;
+  /** Number of test tasks (the first ones of the split, so runs are comparable). */
+  tasks: number;
+  mode: RolloutMode;
+  k: number;
+  seed: number;
+  temperature: number;
+  maxTurns: number;
+  maxNewTokens: number;
+}
+export interface BenchTaskRow { task: string; samples: number; success: number; outcome: number; checklist: number; fidelityF1: number | null; terminations: string[] }
+export interface BenchResult {
+  suite: string;
+  /** EvalResult summary: success, outcome, checklist, passAtK, fidelity F1 / exact / error agreement. */
+  summary: Record<string, number>;
+  terminations: Record<string, number>;
+  rows: BenchTaskRow[];
   ms: number;
 }
-
-export interface BenchRequest { suite: string; k: number; seed: number; temperature: number }
-export interface BenchRow { task: string; metric: string; value: number }
-export interface BenchResult { suite: string; rows: BenchRow[]; summary: Record<string, number> }

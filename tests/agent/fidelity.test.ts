@@ -56,3 +56,11 @@ describe('plain-text tool outputs', () => {
     expect(compareResults('{"result":3}', { text: '3', error: false }).exact).toBe(true);
   });
 });
+
+describe('τ²-style error strings', () => {
+  it('count as errors, also wrapped', () => {
+    expect(compareResults('{"result":"Error: order not found"}', { text: 'Error: order not found', error: true })).toMatchObject({ exact: true, errorAgree: true });
+    expect(compareResults('{"result":"Error: nope"}', { text: '{"ok":1}', error: false }).errorAgree).toBe(false);
+    expect(compareResults('{"ok":1}', { text: 'Error: nope', error: false }).errorAgree).toBe(false);
+  });
+});

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { rolloutGroups } from '../../src/agent/rollout';
 import { expertGenerator, kvTask } from '../../src/agent/testing';
 import {
@@ -87,5 +88,20 @@ describe('reference dump import', () => {
     const input = 'x\nCurrent tool to simulate:\n- name: set\n- input schema (JSON Schema):\n{}\n- arguments (JSON, parsed from caller\'s tool_call):\n{\n"key": "a"\n}\n\n/think\nassistant\n';
     expect(quotedCall(input)).toEqual({ name: 'set', arguments: { key: 'a' } });
     expect(messagesFromFlatPrompt('system\nS\nuser\nhello\nassistant\nhi\nuser\nagain\nassistant\n').map((m) => m.content)).toEqual(['S', 'hello', 'hi', 'again']);
+  });
+});
+
+describe('importers never throw', () => {
+  it('on random and mutated input', async () => {
+    const [t] = await rolloutGroups(tasks.slice(0, 1), 1, { mode: 'rehearsal', policy: expertGenerator(tasks) });
+    const good = traceLine(t);
+    const dump = fixture('reference_dump.jsonl');
+    const mutate = (s: string, at: number, del: number, ins: string) => { const i = at % (s.length + 1); return s.slice(0, i) + ins + s.slice(i + del); };
+    fc.assert(fc.property(fc.nat(), fc.nat({ max: 40 }), fc.string({ maxLength: 8 }), fc.string({ maxLength: 100 }), (at, del, ins, junk) => {
+      const a = importTraces([mutate(good, at, del, ins), junk].join('\n'));
+      expect(a.trajectories.length + (a.errors.length > 0 ? 1 : 0)).toBeGreaterThan(0);
+      const b = importReferenceDump(mutate(dump, at, del, ins) + '\n' + junk);
+      expect(b.records + b.errors.length).toBeGreaterThan(0);
+    }), { numRuns: 300, seed: 11 });
   });
 });

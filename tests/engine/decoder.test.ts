@@ -183,3 +183,29 @@ describe('KvCache (fixed-capacity slots for the decode-step graph)', () => {
     await step.release();
   });
 });
+
+describe('weights as inputs', () => {
+  it('one step/HF session serves any weights: same outputs as the baked graphs', async () => {
+    const rng = new Rng(8);
+    const ids = [tokens(rng, 6), tokens(rng, 6)];
+    const base = {
+      input_ids: i64(ids.flat(), [2, 6]), attention_mask: i64(Array(12).fill(1), [2, 6]),
+      position_ids: i64([0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5], [2, 6]), ...emptyCache(2),
+    };
+    const weights: Record<string, HostTensor> = {};
+    for (const p of paramSpecs(cfg)) weights[p.name] = f32(params[p.name], p.shape);
+    for (const [exp, name] of [[exportDecodeStep, 'new.1.key'], [exportInference, 'present.1.value']] as const) {
+      const baked = await rt.createSession(exp(cfg, params).bytes);
+      const open = await rt.createSession(exp(cfg, undefined, { weightsAsInputs: true }).bytes);
+      expect(open.inputNames).toContain('lm_head.weight');
+      const a = await baked.run(base), b = await open.run({ ...base, ...weights });
+      expect(maxDiff(a.logits.data as Float32Array, b.logits.data as Float32Array)).toBeLessThan(1e-6);
+      expect(maxDiff(a[name].data as Float32Array, b[name].data as Float32Array)).toBeLessThan(1e-6);
+      // different weights through the same session change the result
+      const other: Record<string, HostTensor> = { ...weights, 'lm_head.weight': f32(params['lm_head.weight'].map((x) => -x), weights['lm_head.weight'].dims) };
+      const c = await open.run({ ...base, ...other });
+      expect(maxDiff(a.logits.data as Float32Array, c.logits.data as Float32Array)).toBeGreaterThan(0.1);
+      await baked.release(); await open.release();
+    }
+  });
+});

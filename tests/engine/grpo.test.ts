@@ -84,3 +84,36 @@ describe('GRPO policy loss (verl semantics) vs JS reference and finite differenc
     });
   }
 });
+
+describe('KL estimators on extreme log-ratios (the ±10 / ±20 clamps)', () => {
+  it('match the reference values, and their gradients match finite differences', async () => {
+    const { Graph } = await import('../../src/engine/graph');
+    const { klPenalty } = await import('../../src/engine/losses');
+    const O = await import('../../src/engine/ops');
+    const { fdCheck } = await import('./helpers');
+    const diffs = [-25, -12, -3, -0.5, 0.2, 2, 2.9, 15, 30];
+    for (const type of ['k1', 'k2', 'k3'] as const) {
+      const g = new Graph();
+      const lp = g.input('logp', 'float32', [diffs.length]);
+      const ref = g.const(new Float32Array(diffs.length).fill(-1), [diffs.length]);
+      const kl = klPenalty(lp, ref, type);
+      g.output(kl, 'kl');
+      const logp = diffs.map((d) => d - 1);
+      const s = await rt.createSession(g.serialize());
+      const got = (await s.run({ logp: f32(logp, [diffs.length]) })).kl.data as Float32Array;
+      await s.release();
+      const exp = refGrpo({ logp: [0], old: [0], ref: [0], adv: [0], mask: [1], B: 1, T: 1, low: 0.2, high: 0.2, c: 3, klCoef: 1, agg: 'token-mean', kl: type });
+      expect(exp.klLoss).toBe(0);
+      diffs.forEach((d, i) => {
+        const one = refGrpo({ logp: [d - 1], old: [d - 1], ref: [-1], adv: [0], mask: [1], B: 1, T: 1, low: 0.2, high: 0.2, c: 3, klCoef: 1, agg: 'token-mean', kl: type }).klLoss;
+        expect(Math.abs(got[i] - one)).toBeLessThan(1e-5 * (1 + Math.abs(one)));
+      });
+      if (type === 'k3') expect(Math.max(...got)).toBe(10); // clamped
+      const g2 = new Graph();
+      const lp2 = g2.input('logp', 'float32', [diffs.length]);
+      const loss = O.reduceSum(O.mul(klPenalty(lp2, g2.const(new Float32Array(diffs.length).fill(-1), [diffs.length]), type), g2.const(diffs.map((_, i) => 1 + i / 10), [diffs.length])));
+      const err = await fdCheck(g2, loss, [lp2], { logp: f32(logp, [diffs.length]) }, { eps: 1e-3 });
+      expect(err).toBeLessThan(1e-2);
+    }
+  });
+});

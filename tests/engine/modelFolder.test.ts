@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { trainBPE } from '../../src/engine/tokenizer';
 import { syntheticCorpus } from '../../src/engine/corpus';
 import { makeConfig, initParams, paramSpecs } from '../../src/engine/decoder';
-import { loadModelFolder, memoryFileSource, modelFolderFiles, writeModelFolder, ONNX_PATH } from '../../src/engine/modelFolder';
+import { loadModelFolder, memoryFileSource, fetchFileSource, modelFolderFiles, writeModelFolder, ONNX_PATH } from '../../src/engine/modelFolder';
 import { COMPACT_CHAT_TEMPLATE } from '../../src/agent/chatTemplate';
 import { trainLm } from '../../src/cli/engine';
 import { samplerFromFolder } from '../../src/engine/sampler';
@@ -45,6 +45,20 @@ describe('model folder', () => {
     const f = await loadModelFolder(memoryFileSource(files));
     expect(await f.readOnnx()).toBeNull();
     expect(f.params['lm_head.weight']).toEqual(params['lm_head.weight']);
+  });
+
+  it('reads over fetch (URL prefix), as a browser worker would', async () => {
+    const files = modelFolderFiles({ config, params, tokenizer });
+    const seen: string[] = [];
+    const fakeFetch = (async (url: string, init?: { method?: string }) => {
+      seen.push(`${init?.method ?? 'GET'} ${url}`);
+      const f = files[url.replace('https://host/models/tiny/', '')];
+      return new Response(init?.method === 'HEAD' || !f ? null : f, { status: f ? 200 : 404 });
+    }) as unknown as typeof fetch;
+    const f = await loadModelFolder(fetchFileSource('https://host/models/tiny/', fakeFetch));
+    expect(f.params['model.norm.weight']).toEqual(params['model.norm.weight']);
+    expect((await f.readOnnx())!.length).toBe(files[ONNX_PATH].length);
+    expect(seen).toContain('GET https://host/models/tiny/config.json');
   });
 
   it('rejects a tokenizer that does not fit the model', () => {

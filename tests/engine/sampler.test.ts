@@ -65,6 +65,12 @@ describe('sampler', () => {
     const batchExact = await exact.generate(prompts.map((p) => req(p)));
     const bucketed = new Sampler(fast.model, tok, { maxContext: 96, eosTokenIds: [2], padTokenId: 0, shapeBucket: 16 });
     const batchBucketed = await bucketed.generate(prompts.map((p) => req(p)));
+    // Device-resident cache path (native tensors fed back untouched); on CPU the natives are ORT tensors.
+    const nm = await createOrtKVModel(nodeRuntime(), config, params, { mode: 'exact', nativeCache: true });
+    const native = await new Sampler(nm, tok, { maxContext: 96, eosTokenIds: [2], padTokenId: 0 }).generate(prompts.map((p) => req(p)));
+    await nm.release();
+    expect(native.map((g) => g.outputIds)).toEqual(batchExact.map((g) => g.outputIds));
+    expect(native.map((g) => g.logprobs)).toEqual(batchExact.map((g) => g.logprobs));
     for (let i = 0; i < prompts.length; i++) {
       const [single] = await fast.generate([req(prompts[i])]);
       expect(batch[i].outputIds).toEqual(single.outputIds);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonToolCall, parsePythonCall, parsePythonCallList } from '../../src/envs/bfcl/parser';
+import { decodeExecute, formatPythonCall, parseJsonToolCall, parsePythonCall, parsePythonCallList } from '../../src/envs/bfcl/parser';
 import { PyFloat, PyTuple } from '../../src/envs/python';
 
 const ok = (s: string) => {
@@ -100,5 +100,20 @@ describe('BFCL python-call parser', () => {
     expect(!noName.ok && noName.error.code).toBe('INVALID_TOOL_NAME');
     const arr = parseJsonToolCall('{"name": "cd", "arguments": [1]}');
     expect(!arr.ok && arr.error.code).toBe('INVALID_PARAMETERS');
+  });
+});
+
+
+describe('decode_execute helpers', () => {
+  it('round-trips calls through their Python form', () => {
+    const r = parsePythonCall("f('a', n=1, x=2.0, l=[True, None], d={'k': (1,)}, big=12345678901234567890)");
+    expect(r.ok && formatPythonCall(r)).toBe("f('a', n=1, x=2.0, l=[True, None], d={'k': (1,)}, big=12345678901234567890)");
+  });
+  it('decodes python lists, JSON tool calls and drops garbage', () => {
+    expect(decodeExecute("[cd(folder='a'), ls(a=True)]")).toEqual(["cd(folder='a')", 'ls(a=True)']);
+    expect(decodeExecute('{"name": "logarithm", "arguments": {"value": 36.0, "base": 6, "precision": 4}}')).toEqual(['logarithm(value=36.0, base=6, precision=4)']);
+    expect(decodeExecute('[{"name": "pwd", "arguments": {}}, {"name": "cd", "arguments": "{\\"folder\\": \\"x\\"}"}]')).toEqual(['pwd()', "cd(folder='x')"]);
+    expect(decodeExecute('I think the answer is 4.')).toEqual([]);
+    expect(decodeExecute(['pwd()', "cd(folder='x')"])).toEqual(['pwd()', "cd(folder='x')"]);
   });
 });

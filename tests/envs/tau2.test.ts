@@ -13,6 +13,7 @@ import { loadTau2Domain } from '../../src/envs/tau2/fs';
 import { pyRound } from '../../src/envs/tau2/py';
 import { createRetailEnv, RetailDataError, type RetailDBJson } from '../../src/envs/tau2';
 import { ScriptedUser, STOP } from '../../src/envs/tau2/user';
+import { toPlaygroundTask } from '../../src/envs/tau2/playground';
 import type { Tau2Task } from '../../src/envs/tau2/tasks';
 
 const DATA = path.resolve(process.cwd(), '../shared/data/tau2');
@@ -235,6 +236,18 @@ describe('τ² evaluator and user', () => {
     const info = evaluateTask(d.makeEnv, task, wrong);
     expect(info.reward).toBe(0);
     expect(info.db_check?.db_match).toBe(false);
+  });
+
+  it('playground Task adapter: replaying the reference verifies, an untouched DB does not', () => {
+    const d = loadTau2Domain(RETAIL);
+    const t = toPlaygroundTask(d, d.tasks.find((x) => x.id === '0')!);
+    expect(t.split).toBe('train');
+    expect(t.userTurns[0]).toContain('Yusuf Rossi');
+    expect(t.checklist[0].reduce((s, i) => s + i.weight, 0)).toBeCloseTo(1);
+    const env = t.makeEnv();
+    expect(t.verify(env).passed).toBe(false);
+    for (const m of t.reference) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) env.call(c.name, c.arguments);
+    expect(t.verify(env)).toEqual({ passed: true, reason: 'final DB matches the gold replay' });
   });
 
   it('pass^k', () => {

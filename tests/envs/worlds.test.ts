@@ -189,6 +189,34 @@ describe('situations where imagining the result first pays off', () => {
     expect(obs.text).toContain('Insufficient gift card balance');
   });
 
+  it('retail: exchanging for an out-of-stock variant is refused by the tool', () => {
+    const t = findTask('retail', 'unavailable_variant');
+    const [{ order_id }] = notCalledArgs(t, 'exchange_delivered_order_items');
+    const env = t.makeEnv();
+    const order = JSON.parse(env.call('get_order_details', { order_id }).text) as { items: { item_id: string; product_id: string }[]; payment_history: { payment_method_id: string }[] };
+    let tried = 0;
+    for (const it of order.items) {
+      const product = JSON.parse(env.call('get_product_details', { product_id: it.product_id }).text) as { variants: Record<string, { available: boolean }> };
+      for (const [id, v] of Object.entries(product.variants)) {
+        if (v.available || id === it.item_id) continue;
+        tried++;
+        const obs = env.call('exchange_delivered_order_items', { order_id, item_ids: [it.item_id], new_item_ids: [id], payment_method_id: order.payment_history[0].payment_method_id });
+        expect(isErrorObservation(obs)).toBe(true);
+        expect(obs.text).toContain('not found or available');
+      }
+    }
+    expect(tried).toBeGreaterThan(0);
+  });
+
+  it("retail: acting on another user's order fails the required item", () => {
+    const t = findTask('retail', 'not_your_order');
+    const [{ order_id }] = notCalledArgs(t, 'cancel_pending_order');
+    const turn = t.checklist.findIndex((items) => items.some((i) => i.pass_condition.kind === 'not_called' && i.pass_condition.tool === 'cancel_pending_order'));
+    const r = replayReference(t);
+    r.turnSteps[turn].push({ call: { name: 'cancel_pending_order', arguments: { order_id: order_id as string, reason: 'no longer needed' } } });
+    expect(judgeEpisode(t, r.turnSteps).turns[turn].terminated).toBe(true);
+  });
+
   it('files: a nested path passed to cd, or a path passed as a file name, errors', () => {
     const t = findTask('files', 'nested_cd');
     const [{ folder }] = notCalledArgs(t, 'cd');
@@ -233,5 +261,22 @@ describe('situations where imagining the result first pays off', () => {
     expect(isErrorObservation(obs)).toBe(true);
     expect(obs.text).toContain('No such file');
     expect(t.verify(replaySkipping(t, (n) => n === 'touch')).passed).toBe(false);
+  });
+});
+
+describe('envs CLI', () => {
+  it('show --json prints the task and call runs a tool on its initial env', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const run = (...args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/envs.ts', ...args], { encoding: 'utf8' });
+    const shown = JSON.parse(run('show', '--world', 'retail', '--seed', '3', '--json')) as { id: string; reference: unknown[]; checklist: unknown[][] };
+    const t = getWorld('retail').task(3);
+    expect(shown.id).toBe('retail-3');
+    expect(shown.reference).toEqual(JSON.parse(JSON.stringify(t.reference)));
+    expect(shown.checklist).toEqual(JSON.parse(JSON.stringify(t.checklist)));
+    const out = run('call', '--world', 'files', '--seed', '3', '--calls', '[{"name":"cd","arguments":{"folder":"no_such_dir"}},{"name":"ls"}]', '--json')
+      .trim().split('\n').map((l) => JSON.parse(l) as { observation: { text: string } });
+    expect(out).toHaveLength(2);
+    expect(out[0].observation.text).toContain('error');
+    expect(out[1].observation.text).toContain('current_directory_content');
   });
 });

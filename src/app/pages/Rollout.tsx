@@ -61,6 +61,7 @@ export function RolloutPage() {
           </button>
           {rpc.ms !== null && <span className="muted">{(rpc.ms / 1000).toFixed(1)} s</span>}
         </div>
+        {models && !model && <div className="muted">Choose a policy model (the Models page lists what models/ ships).</div>}
         {cap && !cap.available && <NotAvailable what="rollout" reason={cap.reason} />}
         {rpc.notAvailable && <NotAvailable what="rollout" reason={rpc.notAvailable} />}
         <ErrorBox error={rpc.error} />
@@ -101,20 +102,38 @@ function TrajectoryView({ t }: { t: Trajectory }) {
       <div className="traj-head">
         <span>task <b>{t.taskId}</b></span><span>mode <b>{t.mode}</b></span><span>seed <b>{t.seed}</b></span>
         <span>reward <b>{fmt(t.reward ?? null)}</b></span><span>ended by <b>{t.terminatedBy}</b></span>
-        {t.verdict && <span>verdict <b>{JSON.stringify(t.verdict).slice(0, 80)}</b></span>}
+        {t.verdict && <span>checklist score <b>{fmt(t.verdict.score)}</b>{t.verdict.terminatedEarly ? ' (terminated early)' : ''}</span>}
+        {t.verdict?.outcome && <span>outcome <b>{t.verdict.outcome.passed ? 'passed' : 'failed'}</b></span>}
       </div>
+      {t.verdict && t.verdict.turns.some((tv) => tv.items.length > 0) && (
+        <table className="rows checklist">
+          <thead><tr><th>turn</th><th>item</th><th>weight</th><th>passed</th><th>reason</th></tr></thead>
+          <tbody>
+            {t.verdict.turns.flatMap((tv) => tv.items.map((it) => (
+              <tr key={`${tv.turn}-${it.id}`} className={it.passed ? 'pass' : 'fail'}>
+                <td>{tv.turn}</td><td>{it.id}</td><td>{fmt(it.weight, 2)}</td><td>{it.passed ? '✓' : '✗'}</td><td className="clip" title={it.reason}>{it.reason}</td>
+              </tr>
+            )))}
+          </tbody>
+        </table>
+      )}
       <ol className="messages">
         {t.messages.map((m, i) => (
           <li key={i} className={`msg msg-${m.role}${m.role === 'tool' && m.error ? ' msg-error' : ''}`}>
-            <span className="msg-role">{m.role}{m.role === 'tool' ? ` ${m.name}` : ''}</span>
-            <pre className="msg-body">{m.content}</pre>
+            {m.role === 'system' ? (
+              // The system prompt (policy + tool list) is long and the same for every trajectory of a task.
+              <details><summary className="msg-role">system ({m.content.length} chars)</summary><pre className="msg-body">{m.content}</pre></details>
+            ) : <>
+              <span className="msg-role">{m.role}{m.role === 'tool' ? ` ${m.name}` : ''}</span>
+              <pre className="msg-body">{m.content}</pre>
+            </>}
             {m.role === 'assistant' && m.toolCalls?.map((c, j) => (
               <pre key={j} className="msg-call">{c.name}({JSON.stringify(c.arguments)})</pre>
             ))}
           </li>
         ))}
       </ol>
-      <table className="rows">
+      {t.rows.length === 0 ? <Empty>No generations: the episode ended ({t.terminatedBy}) before the first one.</Empty> : <table className="rows">
         <thead><tr><th>turn</th><th>step</th><th>role</th><th>tokens</th><th>call / imagined</th><th>real</th><th>fidelity</th><th>error</th></tr></thead>
         <tbody>
           {t.rows.map((r, i) => (
@@ -127,7 +146,7 @@ function TrajectoryView({ t }: { t: Trajectory }) {
             </tr>
           ))}
         </tbody>
-      </table>
+      </table>}
     </div>
   );
 }

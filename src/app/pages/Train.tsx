@@ -1,108 +1,311 @@
-// Train page: RL loop driven step by step from the page (each step is one worker RPC), so Stop is
-// immediate between steps and the curves update after every optimizer step.
+// Train page: role-wise GRPO in the training worker. The worker owns the loop (so a run keeps going while
+// the page re-renders or switches tabs); the page sends start/pause/resume/step/stop and draws what the
+// worker streams. Settings live in the URL; runs (and their curves) in a localStorage-backed store.
 
-import { useRef } from 'react';
-import { create } from 'zustand';
-import type { AdvantageMode, RolloutMode, TrainMetrics, TrainRequest } from '../../worker/protocol';
-import { COLORS, LineMetric } from '../components/charts';
-import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel } from '../components/ui';
+import { useEffect, useState } from 'react';
+import { VARIANTS, type VariantName } from '../../rl/advantages';
+import type { RunSpec } from '../../rl/session';
+import type { EvalMetrics, StepMetrics, TrainRequest } from '../../worker/protocol';
+import { RunsChart, type ChartLine } from '../components/train/RunsChart';
+import { download, fileType, folderBundle, metricsCsv, metricsJson } from '../components/train/exports';
+import {
+  isLive, killWorker, pauseRun, removeRun, resumeRun, startRun, stepRun, stopRun, toggleRun, useRuns, type RunRecord,
+} from '../components/train/runs';
+import { trainWorker } from '../components/train/client';
+import { ErrorBox, Field, fmt, fmtBytes, Panel } from '../components/ui';
+import { useModelIndex } from '../modelIndex';
 import { useApp } from '../store';
-import { api, errorText, isNotAvailable } from '../worker';
+import type { Settings } from '../urlState';
 
-interface TrainState {
-  running: boolean;
-  history: TrainMetrics[];
-  error: string | null;
-  notAvailable: string | null;
-}
-// Module-level store so curves survive switching tabs during a run.
-const useTrain = create<TrainState>(() => ({ running: false, history: [], error: null, notAvailable: null }));
+const TINY = 'builtin:tiny';
 
-function download(name: string, text: string, type: string) {
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(new Blob([text], { type }));
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+/** Each variant is a (rollout mode, advantage grouping) pair, so the URL's two keys encode it. */
+const PRESETS: { variant: VariantName; mode: string; adv: string; note: string }[] = [
+  { variant: 'envace', mode: 'rehearsal', adv: 'role-wise', note: 'one model acts and rehearses; baseline per (task, role)' },
+  { variant: 'pooled', mode: 'rehearsal', adv: 'pooled', note: 'one baseline over all rows of a task' },
+  { variant: 'per-role', mode: 'rehearsal', adv: 'per-role', note: 'separate Act and Rehearse models' },
+  { variant: 'grpo-simulator', mode: 'simulator', adv: 'role-wise', note: 'Act only; the frozen initial model answers tool calls' },
+  { variant: 'grpo-real', mode: 'real', adv: 'role-wise', note: 'Act only; real environment executes tool calls' },
+];
+
+export function variantFor(mode: string, adv: string): VariantName {
+  if (mode === 'simulator') return 'grpo-simulator';
+  if (mode === 'real') return 'grpo-real';
+  return adv === 'pooled' ? 'pooled' : adv === 'per-role' ? 'per-role' : 'envace';
 }
+
+export function specFromSettings(s: Settings): RunSpec {
+  return {
+    world: s['t.world'], difficulty: s['t.diff'] || undefined,
+    variant: variantFor(s['t.mode'], s['t.adv']), seed: s['t.seed'], steps: s['t.steps'],
+    tasksPerStep: s['t.tasks'], groupSize: s['t.group'],
+    stdNorm: s['t.std'] as RunSpec['stdNorm'], lossAggMode: s['t.agg'] as RunSpec['lossAggMode'],
+    clipRatioLow: s['t.clip'], clipRatioHigh: s['t.cliph'], clipRatioC: s['t.clipc'],
+    klType: s['t.kltype'] as RunSpec['klType'], klCoef: s['t.kl'],
+    lr: s['t.lr'], weightDecay: s['t.wd'], gradClip: s['t.gclip'], temperature: s['t.temp'], maxTurns: s['t.turns'],
+    reward: s['t.reward'] as RunSpec['reward'], emptyPenalty: s['t.empty'], microBatch: s['t.mb'],
+    evalEvery: s['t.eval'], evalTasks: s['t.evaltasks'], checkpointEvery: s['t.ckpt'],
+  };
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+function eta(r: RunRecord): { done: number; total: number; seconds: number | null } {
+  const total = r.request.spec.steps ?? 0;
+  const done = r.history.length ? r.history[r.history.length - 1].step : 0;
+  const recent = r.history.slice(-5).map((m) => m.secondsPerStep);
+  return { done, total, seconds: recent.length ? mean(recent) * Math.max(0, total - done) : null };
+}
+
+function fmtSeconds(s: number | null): string {
+  if (s === null) return '–';
+  if (s < 90) return `${Math.round(s)} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
+
+function stateText(r: RunRecord): string {
+  if (r.interrupted && r.status?.state !== 'done') return 'interrupted';
+  return r.status?.state ?? '–';
+}
+
+// ---------- charts ----------
+
+type StepKey = Exclude<{ [K in keyof StepMetrics]-?: StepMetrics[K] extends number ? K : never }[keyof StepMetrics], undefined>;
+type EvalKey = { [K in keyof EvalMetrics]-?: EvalMetrics[K] extends number ? K : never }[keyof EvalMetrics];
+
+const stepLine = (r: RunRecord, k: StepKey, suffix = '', dashed = false): ChartLine => ({
+  id: `${r.runId}:${k}`, label: `${r.label}${suffix}`, color: r.color, dashed, points: r.history.map((m) => ({ x: m.step, y: m[k] })),
+});
+const evalLine = (r: RunRecord, k: EvalKey, suffix = '', dashed = false): ChartLine => ({
+  id: `${r.runId}:eval:${k}`, label: `${r.label}${suffix}`, color: r.color, dashed, points: r.evals.map((e) => ({ x: e.step, y: e[k] })),
+});
+const trainsRehearse = (r: RunRecord) => VARIANTS[r.request.spec.variant ?? 'envace'].trainRoles.includes('rehearse');
+
+function Charts(props: { runs: RunRecord[] }) {
+  const runs = props.runs;
+  const skipped = [...new Set(runs.flatMap((r) => r.history.filter((m) => m.skipped).map((m) => m.step)))];
+  const perRole = (a: StepKey, b: StepKey) => runs.flatMap((r) => [stepLine(r, a, ' act'), ...(trainsRehearse(r) ? [stepLine(r, b, ' rehearse', true)] : [])]);
+  const charts: { id: string; title: string; note?: string; lines: ChartLine[] }[] = [
+    { id: 'reward-role', title: 'reward per role', note: 'solid Act · dashed Rehearse', lines: perRole('rewardAct', 'rewardRehearse') },
+    { id: 'adv-mean', title: 'advantage mean per role', note: '≈0 with a role-wise baseline', lines: perRole('advActMean', 'advRehearseMean') },
+    { id: 'adv-abs', title: 'advantage |A| per role', lines: perRole('advActAbs', 'advRehearseAbs') },
+    { id: 'success', title: 'held-out real-env success', note: 'dashed: checklist score', lines: runs.flatMap((r) => [evalLine(r, 'success'), evalLine(r, 'checklist', ' checklist', true)]) },
+    { id: 'fidelity', title: 'rehearsal fidelity F1', note: 'solid eval · dashed train rollouts', lines: runs.flatMap((r) => [evalLine(r, 'fidelityF1', ' eval'), stepLine(r, 'fidelityF1', ' train', true)]) },
+    { id: 'kl', title: 'KL', note: 'solid ppo_kl · dashed kl_loss', lines: runs.flatMap((r) => [stepLine(r, 'ppoKl'), stepLine(r, 'klLoss', ' kl_loss', true)]) },
+    { id: 'entropy', title: 'entropy', lines: runs.map((r) => stepLine(r, 'entropy')) },
+    { id: 'grad-norm', title: 'grad norm (pre-clip)', lines: runs.map((r) => stepLine(r, 'gradNorm')) },
+    { id: 'loss', title: 'policy loss', lines: runs.map((r) => stepLine(r, 'loss')) },
+    { id: 'tokens-per-s', title: 'rollout tokens / s', lines: runs.map((r) => stepLine(r, 'rolloutTokensPerS')) },
+    { id: 'seconds-per-step', title: 'seconds per step', note: 'dashed: update only', lines: runs.flatMap((r) => [stepLine(r, 'secondsPerStep'), stepLine(r, 'updateSeconds', ' update', true)]) },
+  ];
+  return (
+    <div className="chart-grid">
+      {charts.map((c) => <RunsChart key={c.id} testId={c.id} title={c.title} note={c.note} lines={c.lines} markers={skipped} />)}
+    </div>
+  );
+}
+
+// ---------- page ----------
 
 export function TrainPage() {
   const s = useApp((st) => st.settings);
-  const caps = useApp((st) => st.caps);
-  const { running, history, error, notAvailable } = useTrain();
-  const stopRef = useRef(false);
+  const set = useApp((st) => st.set);
+  const worlds = useApp((st) => st.worlds);
+  const { models } = useModelIndex();
+  const { runs, activeId, busy, error } = useRuns();
+  const active = runs.find((r) => r.runId === activeId) ?? null;
+  const [exported, setExported] = useState<{ name: string; files: [string, Uint8Array][] } | null>(null);
+  const variant = variantFor(s['t.mode'], s['t.adv']);
 
-  const req: TrainRequest = {
-    world: s['t.world'], mode: s['t.mode'] as RolloutMode, steps: s['t.steps'], tasksPerStep: s['t.tasks'],
-    groupSize: s['t.group'], lr: s['t.lr'], klCoef: s['t.kl'], clip: s['t.clip'],
-    advantage: s['t.adv'] as AdvantageMode, seed: s['t.seed'],
-  };
+  // e2e and console handle on the training worker (the crash drill kills it).
+  useEffect(() => {
+    const w = window as unknown as { __envace?: Record<string, unknown>; __envaceTrain?: unknown };
+    const hooks = { killWorker, api: () => trainWorker().api, runs: () => useRuns.getState() };
+    w.__envaceTrain = hooks;
+    if (w.__envace) Object.assign(w.__envace, { killWorker });
+  }, []);
 
-  async function start() {
-    stopRef.current = false;
-    useTrain.setState({ running: true, history: [], error: null, notAvailable: null });
-    try {
-      for (let i = 0; i < req.steps && !stopRef.current; i++) {
-        const m = await api.trainStep(req);
-        useTrain.setState((st) => ({ history: [...st.history, m] }));
-      }
-    } catch (e) {
-      if (isNotAvailable(e)) useTrain.setState({ notAvailable: errorText(e).replace(/^not available yet:\s*/, '') });
-      else useTrain.setState({ error: errorText(e) });
-    } finally {
-      useTrain.setState({ running: false });
-    }
+  const modelUrl = s['t.model'] === TINY ? TINY : (models?.find((m) => m.name === s['t.model'])?.url ?? `/models/${s['t.model']}/`);
+  const live = active ? isLive(active) && !active.interrupted : false;
+  const canContinue = Boolean(active && !live && active.status?.state !== 'done' && active.status?.state !== 'error' || active?.status?.state === 'error' && active.checkpointStep > 0);
+
+  function start() {
+    setExported(null);
+    const req: Omit<TrainRequest, 'runId'> = { spec: specFromSettings(s), model: modelUrl, maxNewTokens: s['t.max'] };
+    void startRun(req);
   }
 
-  const last = history[history.length - 1];
-  const cap = caps?.train;
+  async function exportModel() {
+    const f = await trainWorker().api.trainExport().catch((e: Error) => { useRuns.setState({ error: e.message }); return null; });
+    if (f) setExported({ name: f.name, files: Object.entries(f.files) });
+  }
+
+  async function downloadCheckpoint(runId: string) {
+    const w = trainWorker();
+    await w.ready;
+    const b = await w.api.trainCheckpoint(runId);
+    if (b) download(`${runId}.envace-ckpt`, b as Uint8Array<ArrayBuffer>, 'application/octet-stream');
+    else useRuns.setState({ error: `no checkpoint stored for ${runId} yet` });
+  }
+
+  const visible = runs.filter((r) => r.visible);
+  const p = active ? eta(active) : null;
+  const last = active?.history[active.history.length - 1];
+  const skipped = active?.history.filter((m) => m.skipped) ?? [];
+  const modelOptions = [{ value: TINY, label: 'tiny (built in the worker)' }, ...(models ?? []).map((m) => ({ value: m.name, label: m.name }))];
+  const worldOptions = (worlds ?? []).map((w) => ({ value: w.name, label: w.name }));
+
   return (
     <div className="page page-train">
       <Panel title="Training settings" className="controls">
+        <div className="subhead">preset</div>
+        <div className="actions" data-testid="train-presets">
+          {PRESETS.map((pr) => (
+            <button key={pr.variant} className={variant === pr.variant ? 'on' : ''} title={pr.note}
+              onClick={() => { set('t.mode', pr.mode); set('t.adv', pr.adv); }}>{VARIANTS[pr.variant].label.split(' (')[0]}</button>
+          ))}
+        </div>
+        <div className="muted" data-testid="train-variant">{VARIANTS[variant].label}: {PRESETS.find((x) => x.variant === variant)?.note}</div>
+        <div className="subhead">run</div>
         <div className="fields">
-          <Field k="t.world" label="world" />
+          <Field k="t.model" label="model" options={modelOptions} wide />
+          <Field k="t.world" label="world" options={worldOptions.length ? worldOptions : undefined} />
+          <Field k="t.diff" label="difficulty (0 = all)" />
           <Field k="t.mode" label="rollout mode" />
           <Field k="t.adv" label="advantage" />
-          <Field k="t.steps" label="steps" />
-          <Field k="t.tasks" label="tasks / step" />
-          <Field k="t.group" label="group size K" />
-          <Field k="t.lr" label="learning rate" step={1e-5} />
-          <Field k="t.kl" label="KL coef" step={0.01} />
-          <Field k="t.clip" label="clip ε" step={0.05} />
           <Field k="t.seed" label="seed" />
+          <Field k="t.steps" label="steps (total_training_steps)" />
+          <Field k="t.tasks" label="tasks / step (train_batch_size)" />
+          <Field k="t.group" label="group size K (rollout.n)" />
+          <Field k="t.turns" label="max turns" />
+          <Field k="t.max" label="max new tokens (0 = model's)" />
+          <Field k="t.temp" label="temperature" step={0.1} />
+        </div>
+        <div className="subhead">advantage and loss</div>
+        <div className="fields">
+          <Field k="t.std" label="norm_adv_by_std_in_grpo" />
+          <Field k="t.agg" label="loss_agg_mode" />
+          <Field k="t.clip" label="clip_ratio_low" step={0.05} />
+          <Field k="t.cliph" label="clip_ratio_high" step={0.05} />
+          <Field k="t.clipc" label="clip_ratio_c (dual-clip)" step={0.5} />
+          <Field k="t.kltype" label="kl_loss_type (k3 = low_var_kl)" />
+          <Field k="t.kl" label="kl_loss_coef" step={1e-4} />
+          <Field k="t.reward" label="reward" />
+          <Field k="t.empty" label="empty-output penalty" step={0.05} />
+        </div>
+        <div className="subhead">optimizer and schedule</div>
+        <div className="fields">
+          <Field k="t.lr" label="lr (AdamW)" step={1e-5} />
+          <Field k="t.wd" label="weight_decay" step={0.01} />
+          <Field k="t.gclip" label="grad_clip (max_grad_norm)" step={0.1} />
+          <Field k="t.mb" label="micro-batch rows" />
+          <Field k="t.eval" label="eval every (test_freq; 0 = off)" />
+          <Field k="t.evaltasks" label="eval tasks" />
+          <Field k="t.ckpt" label="checkpoint every (save_freq)" />
         </div>
         <div className="actions">
-          <button className="primary" disabled={running || !caps} onClick={() => void start()}>{running ? `step ${history.length}/${req.steps}…` : 'Train'}</button>
-          <button disabled={!running} onClick={() => { stopRef.current = true; }}>Stop</button>
-          <button disabled={history.length === 0} onClick={() => download('train-metrics.json', JSON.stringify({ request: req, history }, null, 1), 'application/json')}>Export JSON</button>
+          <button className="primary" disabled={live || busy} onClick={start}>Start</button>
+          <button disabled={!live} onClick={() => void pauseRun()}>Pause</button>
+          <button disabled={!active || live || busy || !canContinue} onClick={() => active && void resumeRun(active.runId)}>Resume</button>
+          <button disabled={!active || live || busy || !canContinue} onClick={() => active && void stepRun(active.runId)}>Step</button>
+          <button disabled={!active || (!live && active.status?.state !== 'paused')} onClick={() => void stopRun()}>Stop</button>
         </div>
-        {cap && !cap.available && <NotAvailable what="training" reason={cap.reason} />}
-        {notAvailable && <NotAvailable what="training" reason={notAvailable} />}
-        <ErrorBox error={error} />
-        {last && (
-          <table className="kv">
-            <tbody>
-              <tr><th>step</th><td>{last.step}</td><th>reward</th><td>{fmt(last.reward)}</td></tr>
-              <tr><th>success</th><td>{fmt(last.success)}</td><th>loss</th><td>{fmt(last.loss)}</td></tr>
-              <tr><th>grad norm</th><td>{fmt(last.gradNorm)}</td><th>KL</th><td>{fmt(last.kl)}</td></tr>
-              <tr><th>fidelity</th><td>{fmt(last.fidelity)}</td><th>ms/step</th><td>{Math.round(last.ms)}</td></tr>
-            </tbody>
-          </table>
-        )}
+        <ErrorBox error={error ?? active?.error ?? null} />
       </Panel>
 
-      <Panel title="Curves" className="charts wide" testId="train-charts">
-        {history.length === 0 ? <Empty>Reward, success, loss, gradient norm, KL and rehearsal fidelity per step appear once training runs.</Empty> : (
-          <div className="chart-grid">
-            <LineMetric title="reward / success" data={history} x="step"
-              series={[{ key: 'reward', label: 'reward', color: COLORS.reward }, { key: 'success', label: 'success', color: COLORS.success }]} />
-            <LineMetric title="loss" data={history} x="step" series={[{ key: 'loss', label: 'loss', color: COLORS.loss }]} />
-            <LineMetric title="grad norm" data={history} x="step" series={[{ key: 'gradNorm', label: 'grad norm', color: COLORS.grad }]} />
-            <LineMetric title="KL" data={history} x="step" series={[{ key: 'kl', label: 'KL', color: COLORS.kl }]} />
-            <LineMetric title="fidelity" data={history} x="step" series={[{ key: 'fidelity', label: 'fidelity', color: COLORS.fidelity }]} />
+      <div style={{ display: 'flex', flexDirection: 'column', gap: 8, minWidth: 0 }}>
+        <Panel title={active ? `Run ${active.label}` : 'Run'} testId="train-progress"
+          right={active ? <span data-testid="train-state">{stateText(active)}</span> : null}>
+          {!active || !p ? <div className="empty">Pick a preset and press Start. A tiny model is built in the worker, so the first run needs no download.</div> : (
+            <>
+              <div className="actions" style={{ justifyContent: 'space-between' }}>
+                <span data-testid="train-step">step {p.done} / {p.total}</span>
+                <span className="muted">ETA {fmtSeconds(live ? p.seconds : null)} · backend {active.status?.backend ?? '–'} · checkpoint @{active.checkpointStep}{active.checkpointBytes ? ` (${fmtBytes(active.checkpointBytes)})` : ''}{active.status?.resumedFrom !== undefined ? ` · resumed from ${active.status.resumedFrom}` : ''}</span>
+              </div>
+              <div style={{ height: 6, background: 'var(--bg)', border: '1px solid var(--line)', borderRadius: 3 }}>
+                <div data-testid="train-progress-bar" style={{ width: `${p.total ? (100 * p.done) / p.total : 0}%`, height: '100%', background: 'var(--accent)' }} />
+              </div>
+              {last && (
+                <table className="kv">
+                  <tbody>
+                    <tr><th>reward (act / rehearse)</th><td>{fmt(last.reward)} ({fmt(last.rewardAct)} / {fmt(last.rewardRehearse)})</td></tr>
+                    <tr><th>rows · tokens</th><td>{last.rows} · {last.tokens}{last.rows === 0 ? ' (no trainable rows: prompts may exceed the context)' : ''}</td></tr>
+                    <tr><th>loss · grad norm · entropy</th><td>{fmt(last.loss)} · {fmt(last.gradNorm)} · {fmt(last.entropy)}</td></tr>
+                    <tr><th>s / step (rollout · judge · update)</th><td>{fmt(last.secondsPerStep, 2)} ({fmt(last.rolloutSeconds, 2)} · {fmt(last.judgeSeconds, 3)} · {fmt(last.updateSeconds, 2)})</td></tr>
+                  </tbody>
+                </table>
+              )}
+              {skipped.length > 0 && (
+                <div className="not-available" role="status" data-testid="train-nan-guard">
+                  <strong>NaN/Inf guard</strong>: {skipped.length} update{skipped.length === 1 ? '' : 's'} skipped (weights kept) at step {skipped.map((m) => m.step).join(', ')}. {skipped[skipped.length - 1].note}
+                </div>
+              )}
+              {active.switches.map((sw, i) => (
+                <div key={i} className="not-available" role="status" data-testid="train-backend-switch">
+                  <strong>backend switched</strong> {sw.from} → {sw.to} at step {sw.atStep}; continued from checkpoint @{sw.resumedFrom}. {sw.reason}
+                </div>
+              ))}
+              {active.interrupted && active.status?.state !== 'done' && (
+                <div className="not-available" role="status" data-testid="train-interrupted">
+                  The worker running this run is gone. Resume continues from the checkpoint at step {active.checkpointStep} (later steps are recomputed identically: the RNG derives from seed and step).
+                </div>
+              )}
+            </>
+          )}
+        </Panel>
+
+        <Panel title="Curves" className="charts wide" testId="train-charts"
+          right={<span className="muted">{visible.length} of {runs.length} runs shown</span>}>
+          {visible.every((r) => r.history.length === 0 && r.evals.length === 0)
+            ? <div className="empty">Reward and advantage statistics per role, held-out success, fidelity, KL, entropy, grad norm, tokens/s and seconds per step appear after the first step.</div>
+            : <Charts runs={visible} />}
+        </Panel>
+
+        <Panel title="Runs" testId="train-runs">
+          {runs.length === 0 ? <div className="empty">No runs yet.</div> : (
+            <table className="selectable">
+              <thead><tr><th /><th>run</th><th>state</th><th>step</th><th>reward</th><th>success</th><th>ckpt</th><th /></tr></thead>
+              <tbody>
+                {runs.map((r) => {
+                  const e = r.evals[r.evals.length - 1];
+                  return (
+                    <tr key={r.runId} className={r.runId === activeId ? 'on' : ''} onClick={() => useRuns.setState({ activeId: r.runId })} data-testid="train-run-row">
+                      <td><input type="checkbox" checked={r.visible} title="show on the charts" onClick={(ev) => ev.stopPropagation()} onChange={() => toggleRun(r.runId)} style={{ accentColor: r.color }} /></td>
+                      <td><span style={{ color: r.color }}>■</span> {r.label}<div className="muted">{r.runId}</div></td>
+                      <td>{stateText(r)}</td>
+                      <td>{r.history.length ? r.history[r.history.length - 1].step : 0}/{r.request.spec.steps}</td>
+                      <td>{fmt(r.history[r.history.length - 1]?.reward)}</td>
+                      <td>{fmt(e?.success)}</td>
+                      <td>@{r.checkpointStep}</td>
+                      <td><button title="download the checkpoint (weights, AdamW state, metrics)" onClick={(ev) => { ev.stopPropagation(); void downloadCheckpoint(r.runId); }}>ckpt</button>{' '}
+                        <button title="remove the run and its checkpoint" onClick={(ev) => { ev.stopPropagation(); void removeRun(r.runId); }}>✕</button></td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          )}
+          <div className="actions">
+            <button disabled={visible.length === 0} onClick={() => download('train-metrics.csv', metricsCsv(visible), 'text/csv')}>Metrics CSV</button>
+            <button disabled={visible.length === 0} onClick={() => download('train-metrics.json', metricsJson(visible), 'application/json')}>Metrics JSON</button>
+            <button disabled={!active || live || busy} title="the active run's current weights as a model folder" onClick={() => void exportModel()}>Export model</button>
           </div>
-        )}
-      </Panel>
+          {exported && (
+            <div data-testid="train-export">
+              <div className="actions">
+                <button onClick={() => download(`${exported.name}.folder.json`, folderBundle({ name: exported.name, files: Object.fromEntries(exported.files) }), 'application/json')}>Bundle (JSON)</button>
+                {exported.files.map(([path, bytes]) => (
+                  <button key={path} onClick={() => download(`${exported.name}__${path.replace(/\//g, '__')}`, bytes as Uint8Array<ArrayBuffer>, fileType(path))}>{path} <span className="muted">{fmtBytes(bytes.byteLength)}</span></button>
+                ))}
+              </div>
+            </div>
+          )}
+          {active && active.logs.length > 0 && (
+            <pre className="scroll-box muted" data-testid="train-log">{active.logs.join('\n')}</pre>
+          )}
+        </Panel>
+      </div>
     </div>
   );
 }

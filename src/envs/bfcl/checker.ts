@@ -9,9 +9,8 @@
 // Turns whose ground truth is empty are executed (so later states line up) but not checked, exactly
 // as BFCL v4 does; the separate irrelevance check is available as an option.
 
-import { BfclEnvironment, type BfclEntry, type BfclEnvOptions } from './env';
+import { BfclEnvironment, isLongContext, type BfclEntry, type BfclEnvOptions } from './env';
 import { pyEquals } from '../python';
-import { isLongContext } from './loader';
 
 export type ModelTurns = string[][][]; // turn -> step -> decoded python call strings
 

@@ -62,6 +62,18 @@ export interface BfclEnvOptions {
   turn?: number;
 }
 
+/** "multi_turn_miss_func_12" -> "multi_turn_miss_func" (BFCL: id.rsplit("_", 1)[0]). */
+export function categoryOf(id: string): string {
+  const i = id.lastIndexOf('_');
+  return i < 0 ? id : id.slice(0, i);
+}
+
+/** BFCL runs long_context (and composite) entries with long_context=True. */
+export function isLongContext(id: string): boolean {
+  const c = categoryOf(id);
+  return c.includes('long_context') || c.includes('composite');
+}
+
 export const BANNED_CALLS = ['kill', 'exit', 'quit', 'remove', 'unlink', 'popen', 'Popen', 'run'];
 
 /** BFCL's stringification of a method's return value. */
@@ -252,7 +264,10 @@ export class BfclEnvironment implements Environment {
       const p = parsePythonCall(callString);
       if (!p.ok) {
         const msg = p.error.message;
-        const text = /^name '.*' is not defined$/.test(msg) ? msg
+        const unclosed = unclosedBracket(callString);
+        const text = unclosed ? `'${unclosed}' was never closed (<string>, line 1)`
+          : msg === 'unterminated string literal' ? 'unterminated string literal (detected at line 1) (<string>, line 1)'
+          : /^name '.*' is not defined$/.test(msg) ? msg
           : /^(positional argument follows keyword argument|keyword argument repeated)/.test(msg) ? `${msg} (<string>, line 1)`
             : 'invalid syntax (<string>, line 1)';
         return { text: ERR_PREFIX + text, error: true };
@@ -289,8 +304,11 @@ export class BfclEnvironment implements Environment {
     return new Map([...this.instances].map(([cls, inst]) => [cls, inst.state()]));
   }
 
-  /** Canonical Python json.dumps text of the per-class state (key order and float '.0' kept). */
-  stateJson(): string { return pyJsonDumps(this.stateRaw()); }
+  /**
+   * Canonical Python json.dumps text of the per-class state (key order and float '.0' kept). Values
+   * json cannot encode (a set or mpf a model smuggled into state) are written as sorted lists / repr.
+   */
+  stateJson(): string { return pyJsonDumps(jsonable(this.stateRaw())); }
 
   /** {class: {dotted.path: [keys]}} for dict keys that are ints in Python (JSON shows them as strings). */
   nonStrDictKeys(): Record<string, Record<string, string[]>> {
@@ -312,6 +330,39 @@ export class BfclEnvironment implements Environment {
     const copies = new Map([...this.instances].map(([cls, inst]) => [cls, inst.clone()]));
     return new BfclEnvironment(this.entry, { funcDocs: this.docs, longContext: this.longContext, turn: this.turnIndex }, copies);
   }
+}
+
+function jsonable(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(jsonable);
+  if (v instanceof PyTuple) return v.items.map(jsonable);
+  if (v instanceof Set) return [...v].map(jsonable).sort((a, b) => (pyRepr(a) < pyRepr(b) ? -1 : pyRepr(a) > pyRepr(b) ? 1 : 0));
+  if (v instanceof Map) return new Map([...v].map(([k, x]) => [typeof k === 'object' && k !== null && !(k instanceof PyFloat) ? pyRepr(k) : k, jsonable(x)]));
+  if (typeof v === 'object' && v !== null && !(v instanceof PyFloat)) {
+    if (Object.getPrototypeOf(v) === Object.prototype) return new Map(Object.entries(v).map(([k, x]) => [k, jsonable(x)]));
+    return pyRepr(v);
+  }
+  return v;
+}
+
+/** The innermost bracket still open at the end of the text, as Python's tokenizer reports it. */
+function unclosedBracket(text: string): string | null {
+  const stack: string[] = [];
+  const pairs: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"' || c === "'") {
+      const triple = text.startsWith(c.repeat(3), i);
+      const end = triple ? c.repeat(3) : c;
+      i += end.length;
+      while (i < text.length && !text.startsWith(end, i)) i += text[i] === '\\' ? 2 : 1;
+      if (i >= text.length) return null;
+      i += end.length - 1;
+    } else if (c === '(' || c === '[' || c === '{') stack.push(c);
+    else if (c in pairs) {
+      if (stack.pop() !== pairs[c]) return null;
+    }
+  }
+  return stack.length ? stack[stack.length - 1] : null;
 }
 
 function collectNonStrKeys(v: unknown, path: string, out: Record<string, string[]>, top: boolean): void {

@@ -1,8 +1,11 @@
-// BFCL v4 multi-turn: public surface.
+// BFCL v4 multi-turn: public surface (browser-safe; file loading is in ./loader and ./conformance).
 
 export { BfclEnvironment, BANNED_CALLS, bfclResultString, funcDocToToolSchema, toJsonSchema } from './env';
+export { categoryOf, isLongContext } from './env';
+export { setGorillaLongContextData } from './backends/gorilla_file_system';
+// File loading (node:fs) lives in './loader' and is imported by path, keeping this module browser-safe.
 export type { BfclEntry, BfclEnvOptions, BfclFuncDoc, BfclParamSchema } from './env';
-export { parsePythonCall, parsePythonCallList, parseJsonToolCall, normaliseJsonArgs } from './parser';
+export { parsePythonCall, parsePythonCallList, parseJsonToolCall, normaliseJsonArgs, formatPythonCall, decodeExecute } from './parser';
 export type { ParsedCall, ParseResult } from './parser';
 export {
   multiTurnCheck, checkCategory, stateCheck, irrelevanceCheck, groundTruthAsModelOutput, missingUnordered, isEmptyExecuteResponse,

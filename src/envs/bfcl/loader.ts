@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePyJson, toPlain } from '../python';
 import type { BfclEntry, BfclFuncDoc } from './env';
+export { categoryOf, isLongContext } from './env';
+import { setGorillaLongContextData, type GorillaLongContextData } from './backends/gorilla_file_system';
 
 export interface BfclQuestion extends BfclEntry {
   question: unknown[][];
@@ -81,18 +83,6 @@ export function loadFuncDocs(dir: string, classes: string[] = Object.keys(FUNC_D
   return out;
 }
 
-/** "multi_turn_miss_func_12" -> "multi_turn_miss_func" (BFCL: id.rsplit("_", 1)[0]). */
-export function categoryOf(id: string): string {
-  const i = id.lastIndexOf('_');
-  return i < 0 ? id : id.slice(0, i);
-}
-
-/** BFCL runs long_context (and composite) entries with long_context=True. */
-export function isLongContext(id: string): boolean {
-  const c = categoryOf(id);
-  return c.includes('long_context') || c.includes('composite');
-}
-
 /** Questions joined with their ground truth by id. */
 export function loadCategory(questionsPath: string, answersPath: string): { question: BfclQuestion; answer: BfclPossibleAnswer }[] {
   const answers = new Map(loadPossibleAnswers(answersPath).map((a) => [a.id, a]));
@@ -100,4 +90,13 @@ export function loadCategory(questionsPath: string, answersPath: string): { ques
     const a = answers.get(q.id);
     return a ? [{ question: q, answer: a }] : [];
   });
+}
+
+/**
+ * Install the long-context padding (a JSON object with BFCL long_context.py's FILE_CONTENT_EXTENSION,
+ * FILES_TAIL_USED and POPULATE_FILE_EXTENSION) needed to load long_context scenarios.
+ */
+export function loadLongContextData(path: string): void {
+  const d = JSON.parse(readFileSync(path, 'utf8')) as GorillaLongContextData;
+  setGorillaLongContextData(d);
 }

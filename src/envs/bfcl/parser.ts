@@ -4,7 +4,7 @@
 // call and every decode_execute output is a call with literal arguments, and evaluating anything
 // richer would mean embedding a Python interpreter. Nothing here throws.
 
-import { parsePyJson, PyFloat, PyTuple } from '../python';
+import { parsePyJson, PyFloat, pyRepr, PyTuple } from '../python';
 import type { ToolError } from '../types';
 
 export interface ParsedCall {
@@ -370,4 +370,41 @@ export function normaliseJsonArgs(raw: unknown): { ok: true; kwargs: Record<stri
     return failure('INVALID_PARAMETERS', 'tool arguments must be an object of named parameters', { arguments: raw });
   }
   return { ok: true, kwargs: a as Record<string, unknown> };
+}
+
+/** A parsed call back as a Python call string with repr'd literal arguments (BFCL's execution format). */
+export function formatPythonCall(call: ParsedCall): string {
+  const parts = [...call.args.map((a) => pyRepr(a)), ...Object.entries(call.kwargs).map(([k, v]) => `${k}=${pyRepr(v)}`)];
+  return `${call.function}(${parts.join(', ')})`;
+}
+
+/**
+ * decode_execute for one model step: the step's text (`[f(a=1), g()]`, or a JSON tool call / list of
+ * them) as executable call strings. Undecodable text gives [], which BFCL's runner drops.
+ */
+export function decodeExecute(step: unknown): string[] {
+  if (typeof step === 'string' && /^\s*[[{]/.test(step) && /"name"/.test(step)) {
+    try {
+      const v = parsePyJson(step);
+      const list = Array.isArray(v) ? v : [v];
+      const out: string[] = [];
+      for (const item of list) {
+        const r = parseJsonToolCall(item as string);
+        if (!r.ok) return [];
+        out.push(formatPythonCall(r));
+      }
+      return out;
+    } catch { /* fall through to the Python form */ }
+  }
+  if (Array.isArray(step)) {
+    const out: string[] = [];
+    for (const item of step) {
+      const r = typeof item === 'string' ? parsePythonCall(item) : parseJsonToolCall(item as string);
+      if (!r.ok) return [];
+      out.push(formatPythonCall(r));
+    }
+    return out;
+  }
+  const r = parsePythonCallList(step);
+  return r.ok ? r.calls.map(formatPythonCall) : [];
 }

@@ -22,3 +22,4 @@ export type { RewardInfo, DBCheck, CommunicateCheck, ActionCheck, EnvAssertionCh
 export { ScriptedUser, renderUserScenario, isStopMessage, STOP, TRANSFER, OUT_OF_SCOPE } from './user';
 export type { UserSimulator, UserTurn } from './user';
 export { calculate } from './calc';
+export { toPlaygroundTask, type Tau2DomainLike } from './playground';

@@ -7,7 +7,7 @@ import type {
 } from '../types';
 import { errorObservation } from '../types';
 import { hash32 } from './rng';
-import { isErrorObservation } from '../judges';
+import { isErrorObservation, type AssistantStep } from '../judges';
 
 export type Split = 'train' | 'test';
 
@@ -286,9 +286,9 @@ export function toolsUsed(turns: TurnPlan[]): Set<string> {
  * per-turn assistant steps with the observations this execution produced (for the judge). `mismatches`
  * lists calls whose fresh observation differs from the stored one (should be empty: generation is pure).
  */
-export function replayReference(task: Task): { env: Environment; turnSteps: import('../judges').AssistantStep[][]; mismatches: string[] } {
+export function replayReference(task: Task): { env: Environment; turnSteps: AssistantStep[][]; mismatches: string[] } {
   const env = task.makeEnv();
-  const turnSteps: import('../judges').AssistantStep[][] = [];
+  const turnSteps: AssistantStep[][] = [];
   const mismatches: string[] = [];
   let pending: ToolCall | null = null;
   let obs: Observation | null = null;

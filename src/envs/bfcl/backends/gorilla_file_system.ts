@@ -88,6 +88,20 @@ function getKey(d: unknown, key: string): unknown {
   return m.get(key);
 }
 
+/**
+ * The long-context padding BFCL keeps in func_source_code/long_context.py (FILE_CONTENT_EXTENSION,
+ * FILES_TAIL_USED, POPULATE_FILE_EXTENSION). It is not part of the shared data, so a long_context
+ * run must supply it (loader.loadLongContextData); without it such a scenario refuses to load rather
+ * than silently differ from BFCL.
+ */
+export interface GorillaLongContextData {
+  FILE_CONTENT_EXTENSION: string;
+  FILES_TAIL_USED: string[];
+  POPULATE_FILE_EXTENSION: string[];
+}
+let longContextData: GorillaLongContextData | null = null;
+export function setGorillaLongContextData(d: GorillaLongContextData | null): void { longContextData = d; }
+
 const METHODS: Record<string, PyParam[]> = {
   pwd: [],
   ls: [{ name: 'a', hasDefault: true, default: false }],
@@ -133,17 +147,22 @@ export class GorillaFileSystem implements BfclBackend {
   }
 
   private loadDirectory(current: unknown, parent: PyDirectory): PyDirectory {
+    const lc = this.longContext ? longContextData : null;
+    if (this.longContext && !lc) throw new Error('GorillaFileSystem long_context data is not loaded (see setGorillaLongContextData)');
+    let bottommost = true;
     for (const [name, data] of asDirConfig(current)) {
       const type = getKey(data, 'type');
       if (type === 'directory') {
+        bottommost = false;
         const d = this.loadDirectory(getKey(data, 'contents'), new PyDirectory(name, parent));
         parent.contents.set(name, d);
       } else if (type === 'file') {
-        // Long-context padding (FILE_CONTENT_EXTENSION, populated directories) lives in BFCL's
-        // long_context.py, which is not part of the shared data; content is loaded as given.
-        parent.contents.set(name, new PyFile(name, getKey(data, 'content')));
+        let content = getKey(data, 'content');
+        if (lc && !lc.FILES_TAIL_USED.some((f) => pyEquals(f, name))) content = pyConcat(content, lc.FILE_CONTENT_EXTENSION);
+        parent.contents.set(name, new PyFile(name, content));
       }
     }
+    if (bottommost && lc) for (const f of lc.POPULATE_FILE_EXTENSION) parent.addFile(f);
     return parent;
   }
 
@@ -486,6 +505,11 @@ export class GorillaFileSystem implements BfclBackend {
     c.currentDir = pyDeepCopy(this.currentDir, memo);
     return c;
   }
+}
+
+function pyConcat(a: unknown, b: string): string {
+  if (typeof a !== 'string') throw new BfclPyError('TypeError', `unsupported operand type(s) for +=: '${pyTypeName(a)}' and 'str'`);
+  return a + b;
 }
 
 function joinPart(v: unknown): string {

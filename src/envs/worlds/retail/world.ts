@@ -6,18 +6,19 @@
 //   - switching payment to a gift card whose balance is too low: the tool would refuse.
 
 import type { Environment, ToolSchema } from '../../types';
-import { Rng } from '../rng';
+import { hash32, Rng } from '../rng';
 import {
   call, defineWorld, reply, toolsUsed, RestrictedEnv, type ExpertStep, type ItemSpec, type TaskPlan, type TurnPlan,
 } from '../common';
-import { generateDb, pyMoney, round2, type RetailDb, type ROrder, type ROrderItem, type RUser } from './db';
+import { generateDb, pyMoney, round2, type RetailDb, type ROrder, type ROrderItem, type RUser, type RVariant } from './db';
 import { createWorldRetailEnv, retailStateOf } from './env';
 
 export const RETAIL_POLICY = [
   'You are a store support agent. Use the tools; be brief.',
   '- Authenticate the user first (find_user_id_by_email or find_user_id_by_name_zip) before reading or changing their orders.',
   "- Order ids start with '#', e.g. '#W0123'. Add the '#' if the user omits it.",
-  '- Only pending orders can be cancelled or modified. Only delivered orders can be returned. Otherwise explain why not and change nothing.',
+  "- Only act on the authenticated user's own orders.",
+  '- Only pending orders can be cancelled or modified. Only delivered orders can be returned or exchanged (for an available variant of the same product). Otherwise explain why not and change nothing.',
   "- Cancel reason must be 'no longer needed' or 'ordered by mistake'.",
   '- Return refunds go to the original payment method or a gift card. A gift card can pay only if its balance covers the amount.',
   "- Addresses are in the USA (country 'USA'); address2 is '' unless given.",
@@ -36,6 +37,8 @@ const TOOL_DOCS: [string, string, Record<string, string>][] = [
   ['modify_pending_order_address', 'Change the shipping address of a pending order.', { order_id: "with '#'", address1: '', address2: '', city: '', state: '', country: '', zip: '' }],
   ['modify_pending_order_payment', 'Pay a pending order with another payment method of the user.', { order_id: "with '#'", payment_method_id: "e.g. 'gift_card_1234'" }],
   ['return_delivered_order_items', 'Request a return of items of a delivered order.', { order_id: "with '#'", item_ids: 'item ids to return', payment_method_id: 'original method or a gift card' }],
+  ['exchange_delivered_order_items', 'Exchange delivered items for other variants of the same product.', { order_id: "with '#'", item_ids: 'item ids to exchange', new_item_ids: 'new item ids, same order', payment_method_id: 'pays or receives the price difference' }],
+  ['modify_user_address', "Change the user's default address.", { user_id: '', address1: '', address2: '', city: '', state: '', country: '', zip: '' }],
 ];
 const TOOL_ORDER = TOOL_DOCS.map(([n]) => n);
 const CORE_TOOLS = ['find_user_id_by_email', 'find_user_id_by_name_zip', 'get_user_details', 'get_order_details'];
@@ -134,12 +137,14 @@ function giftCardOf(u: RUser) {
   return Object.values(u.payment_methods).find((p) => p.source === 'gift_card') as { id: string; balance: number } | undefined;
 }
 
-type Intent = 'status' | 'cancel' | 'refuse_cancel' | 'return' | 'address' | 'payment' | 'product';
+type Intent = 'status' | 'cancel' | 'refuse_cancel' | 'return' | 'address' | 'payment' | 'product' | 'user_address' | 'foreign' | 'exchange';
 
 function applicable(intent: Intent, c: Ctx, o: ROrder | undefined): boolean {
-  if (intent === 'product') return true;
+  if (intent === 'product' || intent === 'user_address') return true;
   if (!o) return false;
   switch (intent) {
+    case 'foreign': return o.user_id !== c.user.user_id && o.status === 'pending';
+    case 'exchange': return o.status === 'delivered' && exchangeOptions(c, o).length > 0;
     case 'status': return true;
     case 'cancel': case 'address': return o.status === 'pending';
     case 'refuse_cancel': return o.status === 'delivered' || o.status === 'cancelled';
@@ -155,6 +160,7 @@ function applicable(intent: Intent, c: Ctx, o: ROrder | undefined): boolean {
 function planTurn(c: Ctx, intent: Intent, o: ROrder | undefined, followUp: boolean, refund?: 'original'): TurnPlan {
   const rng = c.rng;
   if (intent === 'product') return productTurn(c);
+  if (intent === 'user_address') return userAddressTurn(c);
   const order = o!;
   const oid = order.order_id;
   const it = followUp ? 'it' : `order ${ref(c, oid)}`;
@@ -212,7 +218,8 @@ function planTurn(c: Ctx, intent: Intent, o: ROrder | undefined, followUp: boole
       if (other && !refund && rng.chance(0.4)) {
         c.tags.add('wrong_refund_method');
         c.refusedReturn = item;
-        const label = other.source === 'paypal' ? 'PayPal' : 'other credit card';
+        const originalIsCard = c.user.payment_methods[original]?.source === 'credit_card';
+        const label = other.source === 'paypal' ? 'PayPal' : originalIsCard ? 'other credit card' : 'credit card';
         ask = `I'd like to return the ${item.name} from ${it}. Please refund it to my ${label}.`;
         steps.push(reply(`I cannot refund to your ${label}: a return can only be refunded to the original payment method (${original}) or a gift card. Which do you prefer?`));
         items.push({ question: `Did the agent avoid a return refunded to ${other.id}, which did not pay for ${oid}?`, focus_on: 'policy: refund to the original method or a gift card',
@@ -234,6 +241,44 @@ function planTurn(c: Ctx, intent: Intent, o: ROrder | undefined, followUp: boole
       items.push({ question: 'Did the agent confirm the return to the user?', focus_on: 'reply content',
         cond: { kind: 'reply_contains', text: [noHash(oid), 'return'] }, weight: 1 });
       order.status = 'return requested';
+      break;
+    }
+    case 'foreign': {
+      c.tags.add('not_your_order');
+      ask = rng.pick([`Please cancel ${it}, I no longer need it.`, `Please cancel ${it}, I ordered it by mistake.`]);
+      steps.push(reply(`Order ${oid} is not on your account, so I cannot make changes to it.`));
+      items.push({ question: `Did the agent refuse to change ${oid}, which belongs to another user?`, focus_on: "policy: only the authenticated user's orders",
+        cond: { kind: 'not_called', tool: 'cancel_pending_order', args: { order_id: oid } }, weight: 2, required: true });
+      items.push({ question: 'Did the agent say the order is not on their account?', focus_on: 'reply content',
+        cond: { kind: 'reply_contains', text: ['not on your account'] }, weight: 1 });
+      break;
+    }
+    case 'exchange': {
+      const [item, target] = rng.pick(exchangeOptions(c, order));
+      const product = c.db.products[item.product_id];
+      const want = Object.entries(target.options).map(([k, v]) => `${k} ${v}`).join(', ');
+      ask = `I'd like to exchange the ${item.name} from ${it} for the one with ${want}. Use the original payment method for any difference.`;
+      steps.push(call('get_product_details', { product_id: item.product_id }));
+      items.push({ question: `Did the agent read product ${item.product_id} to find the ${want} variant?`, focus_on: 'get_product_details product_id',
+        cond: { kind: 'called', tool: 'get_product_details', args: { product_id: item.product_id }, ok: true }, weight: 1 });
+      if (!target.available) {
+        c.tags.add('unavailable_variant');
+        steps.push(reply(`The ${product.name} (${want}) is out of stock, so I cannot exchange it right now.`));
+        items.push({ question: 'Did the agent avoid exchanging for an unavailable variant?', focus_on: 'availability before the write',
+          cond: { kind: 'not_called', tool: 'exchange_delivered_order_items', args: { order_id: oid } }, weight: 2, required: true });
+        items.push({ question: 'Did the agent say the variant is out of stock?', focus_on: 'reply content', cond: { kind: 'reply_contains', text: ['out of stock'] }, weight: 1 });
+        break;
+      }
+      const pmId = order.payment_history[0].payment_method_id;
+      const diff = round2(target.price - item.price);
+      steps.push(call('exchange_delivered_order_items', { order_id: oid, item_ids: [item.item_id], new_item_ids: [target.item_id], payment_method_id: pmId }));
+      const money = diff > 0 ? `you pay $${pyMoney(diff)} more` : diff < 0 ? `you get $${pyMoney(-diff)} back` : 'the price is the same';
+      steps.push(reply(`Exchange requested for order ${oid}: ${item.name} with ${want}; ${money} (${pmId}).`));
+      items.push({ question: `Did the agent exchange item ${item.item_id} for ${target.item_id} in ${oid}?`, focus_on: 'exchange_delivered_order_items arguments',
+        cond: { kind: 'called', tool: 'exchange_delivered_order_items', args: { order_id: oid, item_ids: [item.item_id], new_item_ids: [target.item_id], payment_method_id: pmId }, ok: true },
+        weight: 3, required: true });
+      items.push({ question: 'Did the agent confirm the exchange?', focus_on: 'reply content', cond: { kind: 'reply_contains', text: [noHash(oid), 'exchange'] }, weight: 1 });
+      order.status = 'exchange requested';
       break;
     }
     case 'address': {
@@ -280,6 +325,38 @@ function planTurn(c: Ctx, intent: Intent, o: ROrder | undefined, followUp: boole
   return { user: prefix + ask, steps, items };
 }
 
+/** [ordered item, another variant of its product] pairs the tool could accept (gift card covering any difference). */
+function exchangeOptions(c: Ctx, o: ROrder): [ROrderItem, RVariant][] {
+  const pm = c.user.payment_methods[o.payment_history[0].payment_method_id];
+  const out: [ROrderItem, RVariant][] = [];
+  for (const it of o.items) {
+    for (const v of Object.values(c.db.products[it.product_id]?.variants ?? {})) {
+      if (v.item_id === it.item_id) continue;
+      if (v.available && pm?.source === 'gift_card' && pm.balance < round2(v.price - it.price)) continue;
+      out.push([it, v]);
+    }
+  }
+  return out;
+}
+
+function userAddressTurn(c: Ctx): TurnPlan {
+  const rng = c.rng;
+  const auth = authPart(c);
+  const [city, state] = rng.pick([['Austin', 'TX'], ['Denver', 'CO'], ['Tampa', 'FL'], ['Boise', 'ID'], ['Omaha', 'NE']] as const);
+  const addr = { address1: `${rng.int(10, 999)} ${rng.pick(['Birch', 'Willow', 'Spruce', 'Aspen', 'Harbor'])} ${rng.pick(['St', 'Ave', 'Rd'])}`,
+    address2: '', city, state, country: 'USA', zip: String(rng.int(10000, 99999)) };
+  const u = c.user;
+  c.db.users[u.user_id].address = addr;
+  return {
+    user: auth.text + `I moved. Please update my default address to ${addr.address1}, ${city}, ${state} ${addr.zip}.`,
+    steps: [...auth.steps, call('modify_user_address', { user_id: u.user_id, ...addr }), reply(`Your default address is now ${addr.address1}, ${city}, ${state} ${addr.zip}.`)],
+    items: [...auth.items,
+      { question: "Did the agent update the user's default address exactly as given?", focus_on: 'modify_user_address arguments',
+        cond: { kind: 'called', tool: 'modify_user_address', args: { user_id: u.user_id, ...addr }, ok: true }, weight: 3, required: true },
+      { question: 'Did the agent confirm the new address?', focus_on: 'reply content', cond: { kind: 'reply_contains', text: [addr.address1] }, weight: 1 }],
+  };
+}
+
 function productTurn(c: Ctx): TurnPlan {
   const rng = c.rng;
   const p = rng.pick(Object.values(c.db.products));
@@ -303,21 +380,24 @@ function productTurn(c: Ctx): TurnPlan {
 // ---------------------------------------------------------------------------------------------------------
 
 function pickOrder(c: Ctx, intent: Intent, exclude: Set<string>): ROrder | undefined {
-  const cands = c.user.orders.map((id) => c.db.orders[id]).filter((o) => !exclude.has(o.order_id) && applicable(intent, c, o));
+  const pool = intent === 'foreign' ? Object.values(c.db.orders) : c.user.orders.map((id) => c.db.orders[id]);
+  const cands = pool.filter((o) => !exclude.has(o.order_id) && applicable(intent, c, o));
   return cands.length ? c.rng.pick(cands) : undefined;
 }
 
 /** Follow-up intents that make sense for an order the previous turn just looked at. */
 function followUpsFor(c: Ctx, o: ROrder): Intent[] {
-  return (['cancel', 'address', 'payment', 'refuse_cancel', 'return'] as Intent[]).filter((i) => applicable(i, c, o));
+  return (['cancel', 'address', 'payment', 'refuse_cancel', 'return', 'exchange'] as Intent[]).filter((i) => applicable(i, c, o));
 }
 
 export function generateRetail(seed: number, difficulty: number): TaskPlan {
   const rng = new Rng(seed);
-  const db = generateDb(rng, { products: difficulty === 1 ? 3 : 4, users: rng.int(2, 3), ordersPerUser: [difficulty === 1 ? 1 : 2, 3] });
-  // Planning mutates `db` (the expert's mirror), so keep the initial data; the env is built on the first
-  // makeEnv() and cloned after that (the port validates on construction, clone is cheap).
-  const initial = JSON.parse(JSON.stringify(db)) as RetailDb;
+  // The DB has its own random stream, so the initial data can be regenerated instead of copied: planning
+  // mutates `db` (the expert's mirror), and a deep copy of it cost as much as all the planning.
+  const dbSeed = hash32('retail-db', seed);
+  const dbOpts = { products: difficulty === 1 ? 3 : 4, users: rng.int(2, 3), ordersPerUser: [difficulty === 1 ? 1 : 2, 3] as [number, number] };
+  const db = generateDb(new Rng(dbSeed), dbOpts);
+  // built on the first makeEnv() (the port validates on construction), cloned after that
   let proto: Environment | null = null;
   const users = Object.values(db.users);
   const c: Ctx = {
@@ -328,7 +408,7 @@ export function generateRetail(seed: number, difficulty: number): TaskPlan {
   const used = new Set<string>();
   const fresh = (intents: Intent[]): TurnPlan => {
     for (const intent of rng.shuffle(intents)) {
-      if (intent === 'product') return planTurn(c, 'product', undefined, false);
+      if (intent === 'product' || intent === 'user_address') return planTurn(c, intent, undefined, false);
       const o = pickOrder(c, intent, used);
       if (o) { used.add(o.order_id); return planTurn(c, intent, o, false); }
     }
@@ -336,11 +416,11 @@ export function generateRetail(seed: number, difficulty: number): TaskPlan {
   };
 
   if (difficulty === 1) {
-    turns.push(fresh(['status', 'cancel', 'address', 'product']));
+    turns.push(fresh(['status', 'cancel', 'address', 'product', 'user_address']));
   } else {
     const nTurns = difficulty === 2 ? rng.int(1, 2) : rng.int(2, 3);
     if (nTurns === 1) {
-      turns.push(fresh(['refuse_cancel', 'return', 'payment', 'cancel']));
+      turns.push(fresh(['refuse_cancel', 'return', 'payment', 'cancel', 'foreign', 'exchange']));
     } else {
       // status of X, then act on X ("it") according to what the lookup showed
       const x = pickOrder(c, 'status', used)!;
@@ -354,7 +434,7 @@ export function generateRetail(seed: number, difficulty: number): TaskPlan {
         // cancellation of a delivered order, the natural next ask is a return of it
         if (c.refusedReturn && applicable('return', c, x)) turns.push(planTurn(c, 'return', x, true, 'original'));
         else if (turns.length === 2 && applicable('return', c, x) && rng.chance(0.5)) turns.push(planTurn(c, 'return', x, true));
-        else turns.push(fresh(['cancel', 'refuse_cancel', 'return', 'payment', 'address', 'product']));
+        else turns.push(fresh(['cancel', 'refuse_cancel', 'return', 'payment', 'address', 'product', 'foreign', 'exchange', 'user_address']));
       }
     }
   }
@@ -364,7 +444,7 @@ export function generateRetail(seed: number, difficulty: number): TaskPlan {
   return {
     turns,
     tags: [...c.tags],
-    makeEnv: () => new RestrictedEnv((proto ??= createWorldRetailEnv(initial)).clone(), toolNames, schemas()),
+    makeEnv: () => new RestrictedEnv((proto ??= createWorldRetailEnv(generateDb(new Rng(dbSeed), dbOpts))).clone(), toolNames, schemas()),
   };
 }
 

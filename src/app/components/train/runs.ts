@@ -1,0 +1,174 @@
+// Training runs as the page knows them. Finished runs stay (overlaid on the charts, toggled per run);
+// everything is mirrored to localStorage so a reload still shows the curves and can resume the run the
+// worker checkpointed to IndexedDB.
+
+import { create } from 'zustand';
+import { VARIANTS, type VariantName } from '../../../rl/advantages';
+import type { BackendSwitch, EvalMetrics, StepMetrics, TrainEvent, TrainRequest, TrainStatus } from '../../../worker/protocol';
+import { errorText } from '../../worker';
+import { eventProxy, killTrainWorker, trainWorker } from './client';
+
+export interface RunRecord {
+  runId: string;
+  label: string;
+  request: TrainRequest;
+  color: string;
+  visible: boolean;
+  createdAt: number;
+  history: StepMetrics[];
+  evals: EvalMetrics[];
+  status: TrainStatus | null;
+  checkpointStep: number;
+  checkpointBytes: number;
+  switches: BackendSwitch[];
+  logs: string[];
+  /** The worker that ran it is gone (killed, crashed, page reloaded): only a resume continues it. */
+  interrupted: boolean;
+  error: string | null;
+}
+
+interface TrainStore {
+  runs: RunRecord[];
+  activeId: string | null;
+  busy: boolean;
+  error: string | null;
+}
+
+const KEY = 'envace-train-runs';
+const PALETTE = ['#5cc8ff', '#ff8a65', '#7bd88f', '#c792ea', '#ffd166', '#4dd0e1', '#f06292', '#aed581'];
+
+function restore(): TrainStore {
+  try {
+    const raw = localStorage.getItem(KEY);
+    if (raw) {
+      const s = JSON.parse(raw) as Pick<TrainStore, 'runs' | 'activeId'>;
+      // The worker did not survive the reload, whatever the stored state says.
+      const runs = s.runs.map((r) => (isLive(r) ? { ...r, interrupted: true } : r));
+      return { runs, activeId: s.activeId, busy: false, error: null };
+    }
+  } catch { /* corrupt or blocked storage: start empty */ }
+  return { runs: [], activeId: null, busy: false, error: null };
+}
+
+export const useRuns = create<TrainStore>(() => restore());
+
+useRuns.subscribe((s) => {
+  try { localStorage.setItem(KEY, JSON.stringify({ runs: s.runs, activeId: s.activeId })); } catch { /* quota: curves stay in memory */ }
+});
+
+export function isLive(r: RunRecord): boolean { return r.status?.state === 'running' || r.status?.state === 'loading'; }
+
+export function variantOf(r: Pick<TrainRequest, 'spec'>): VariantName { return r.spec.variant ?? 'envace'; }
+
+function patch(runId: string, f: (r: RunRecord) => Partial<RunRecord>): void {
+  useRuns.setState((s) => ({ runs: s.runs.map((r) => (r.runId === runId ? { ...r, ...f(r) } : r)) }));
+}
+
+const upsertStep = (xs: StepMetrics[], m: StepMetrics) => [...xs.filter((h) => h.step < m.step), m];
+const upsertEval = (xs: EvalMetrics[], e: EvalMetrics) => [...xs.filter((x) => x.step !== e.step), e].sort((a, b) => a.step - b.step);
+const addLog = (r: RunRecord, text: string) => [...r.logs, `${new Date().toISOString().slice(11, 19)} ${text}`].slice(-60);
+
+function onEvent(e: TrainEvent): void {
+  switch (e.type) {
+    case 'status':
+      if (e.status.runId) patch(e.status.runId, (r) => ({ status: e.status, checkpointStep: e.status.checkpointStep, switches: e.status.switches, error: e.status.error ?? null, interrupted: false }));
+      break;
+    case 'history':
+      patch(e.runId, () => ({ history: e.history, evals: e.evals }));
+      break;
+    case 'step':
+      patch(e.runId, (r) => ({
+        history: upsertStep(r.history, e.metrics),
+        status: r.status ? { ...r.status, step: e.metrics.step } : r.status,
+        logs: e.metrics.skipped ? addLog(r, `step ${e.metrics.step} SKIPPED: ${e.metrics.note ?? 'non-finite update'}`) : r.logs,
+      }));
+      break;
+    case 'eval':
+      patch(e.runId, (r) => ({ evals: upsertEval(r.evals, e.metrics) }));
+      break;
+    case 'checkpoint':
+      patch(e.runId, (r) => ({ checkpointStep: e.step, checkpointBytes: e.bytes, logs: addLog(r, `checkpoint @${e.step} (${(e.bytes / 1024).toFixed(0)} KiB, ${e.ms.toFixed(0)} ms)`) }));
+      break;
+    case 'backend':
+      patch(e.runId, (r) => ({
+        switches: [...r.switches, e.change],
+        logs: addLog(r, `backend ${e.change.from} → ${e.change.to} at step ${e.change.atStep}, resumed from checkpoint @${e.change.resumedFrom}: ${e.change.reason}`),
+      }));
+      break;
+    case 'log':
+      patch(e.runId, (r) => ({ logs: addLog(r, e.text) }));
+      break;
+  }
+}
+
+const listener = eventProxy(onEvent);
+
+async function call<T>(f: () => Promise<T>): Promise<T | undefined> {
+  useRuns.setState({ busy: true, error: null });
+  try {
+    return await f();
+  } catch (e) {
+    useRuns.setState({ error: errorText(e) });
+    return undefined;
+  } finally {
+    useRuns.setState({ busy: false });
+  }
+}
+
+function applyStatus(st: TrainStatus | undefined): void {
+  if (st?.runId) onEvent({ type: 'status', status: st });
+}
+
+export function newRunId(req: Omit<TrainRequest, 'runId'>): string {
+  return `${variantOf(req)}-s${req.spec.seed ?? 0}-${Date.now().toString(36)}`;
+}
+
+export async function startRun(req: Omit<TrainRequest, 'runId'>): Promise<string> {
+  const runId = newRunId(req);
+  const used = new Set(useRuns.getState().runs.map((r) => r.color));
+  const color = PALETTE.find((c) => !used.has(c)) ?? PALETTE[useRuns.getState().runs.length % PALETTE.length];
+  const request: TrainRequest = { ...req, runId };
+  const record: RunRecord = {
+    runId, label: req.label ?? `${VARIANTS[variantOf(req)].label.split(' (')[0]} · seed ${req.spec.seed ?? 0}`, request, color, visible: true,
+    createdAt: Date.now(), history: [], evals: [], checkpointStep: 0, checkpointBytes: 0, switches: [], logs: [],
+    status: { runId, state: 'loading', step: 0, steps: req.spec.steps ?? 0, backend: null, checkpointStep: 0, switches: [] },
+    interrupted: false, error: null,
+  };
+  useRuns.setState((s) => ({ runs: [...s.runs, record], activeId: runId }));
+  const w = trainWorker();
+  const st = await call(async () => { await w.ready; return w.api.trainStart(request, listener); });
+  if (!st) patch(runId, (r) => ({ status: r.status && { ...r.status, state: 'error' }, error: useRuns.getState().error }));
+  applyStatus(st);
+  return runId;
+}
+
+export async function resumeRun(runId: string): Promise<void> {
+  useRuns.setState({ activeId: runId });
+  patch(runId, (r) => ({ status: r.status && { ...r.status, state: 'loading' } }));
+  const w = trainWorker();
+  applyStatus(await call(async () => { await w.ready; return w.api.trainResume(runId, listener); }));
+}
+
+export async function stepRun(runId: string): Promise<void> {
+  useRuns.setState({ activeId: runId });
+  const w = trainWorker();
+  applyStatus(await call(async () => { await w.ready; return w.api.trainStep(runId, listener); }));
+}
+
+export async function pauseRun(): Promise<void> { applyStatus(await call(() => trainWorker().api.trainPause())); }
+export async function stopRun(): Promise<void> { applyStatus(await call(() => trainWorker().api.trainStop())); }
+
+export function killWorker(): number {
+  const g = killTrainWorker();
+  useRuns.setState((s) => ({ runs: s.runs.map((r) => (isLive(r) || r.runId === s.activeId ? { ...r, interrupted: true, status: r.status && { ...r.status, state: r.status.state === 'done' ? 'done' : 'paused' } } : r)) }));
+  return g;
+}
+
+export async function removeRun(runId: string): Promise<void> {
+  const r = useRuns.getState().runs.find((x) => x.runId === runId);
+  if (r && isLive(r) && !r.interrupted) { useRuns.setState({ error: 'pause or stop the run before removing it' }); return; }
+  await call(async () => { const w = trainWorker(); await w.ready; await w.api.trainRemove(runId); });
+  useRuns.setState((s) => ({ runs: s.runs.filter((x) => x.runId !== runId), activeId: s.activeId === runId ? null : s.activeId }));
+}
+
+export function toggleRun(runId: string): void { patch(runId, (r) => ({ visible: !r.visible })); }

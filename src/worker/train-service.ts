@@ -1,0 +1,364 @@
+// Role-wise GRPO runs inside the compute worker. One run at a time per worker; the loop yields between
+// optimizer steps so pause/stop/status RPCs are answered while it trains. Every event reaches the page
+// through one Comlink.proxy callback, which a fresh worker (after a crash or a reload) simply receives
+// again on resume.
+//
+// Durability: the checkpoint (weights, AdamW moments, step, metrics; the RNG needs nothing more because it
+// derives from (seed, step)) and the request that built the run go to IndexedDB, so a worker that never
+// saw the run can rebuild it and continue from the checkpoint's step.
+
+import { loadModelFolder, fetchFileSource, modelFolderFiles, type ModelFolder } from '../engine/modelFolder';
+import { createOrtRuntime, type OrtLike, type Runtime } from '../engine/runtime';
+import { decodeCheckpoint, MemoryCheckpointStore, type CheckpointStore } from '../rl/checkpoint';
+import { IndexedDbCheckpointStore, indexedDbAvailable } from '../rl/checkpoint-web';
+import { makeTrainer } from '../rl/session';
+import type { GrpoTrainer } from '../rl/trainer';
+import type { BackendKind, BackendSwitch, ExportedFolder, SavedRun, TrainEvent, TrainRequest, TrainStatus } from './protocol';
+import { ort, type WebRuntime } from './runtime-web';
+import { buildTinyFolder, TINY_MODEL, withMaxNewTokens } from './train-tiny';
+
+export type TrainListener = (e: TrainEvent) => unknown;
+
+const REQUEST_SUFFIX = '#request';
+
+/**
+ * Holds the trainer's checkpoint writes until the step's evaluation has run, so the checkpoint at a step
+ * that is also an eval step carries that eval (a resume would otherwise drop it from the curves).
+ */
+class DeferredStore implements CheckpointStore {
+  deferring = false;
+  wanted = false;
+  constructor(readonly inner: CheckpointStore) {}
+  async save(runId: string, bytes: Uint8Array) {
+    if (this.deferring) { this.wanted = true; return; }
+    await this.inner.save(runId, bytes);
+  }
+  load(runId: string) { return this.inner.load(runId); }
+  list() { return this.inner.list(); }
+  remove(runId: string) { return this.inner.remove(runId); }
+}
+
+interface Run {
+  req: TrainRequest;
+  folder: ModelFolder;
+  trainer: GrpoTrainer;
+  runtime: Runtime;
+  backend: BackendKind;
+  state: TrainStatus['state'];
+  checkpointStep: number;
+  resumedFrom?: number;
+  switches: BackendSwitch[];
+  error?: string;
+  /** Set by device.lost; the next step throws before touching the dead device. */
+  deviceLost?: string;
+  pauseRequested: boolean;
+  stopRequested: boolean;
+  loop: Promise<void> | null;
+}
+
+let store: CheckpointStore | null = null;
+let run: Run | null = null;
+let listener: TrainListener | null = null;
+let simulateLoss = false;
+
+function checkpoints(): CheckpointStore {
+  // Without IndexedDB (some private modes) runs still work, they just do not survive the worker.
+  store ??= indexedDbAvailable() ? new IndexedDbCheckpointStore() : new MemoryCheckpointStore();
+  return store;
+}
+
+function emit(e: TrainEvent): void {
+  if (!listener) return;
+  // A page that went away leaves a dead proxy behind; training must not die with it.
+  try { Promise.resolve(listener(e)).catch(() => {}); } catch { /* ignore */ }
+}
+
+function log(text: string): void { if (run) emit({ type: 'log', runId: run.req.runId, text }); }
+
+export function status(): TrainStatus {
+  if (!run) return { runId: null, state: 'idle', step: 0, steps: 0, backend: null, checkpointStep: 0, switches: [] };
+  return {
+    runId: run.req.runId, state: run.state, step: run.trainer.step, steps: run.trainer.cfg.steps, backend: run.backend,
+    checkpointStep: run.checkpointStep, resumedFrom: run.resumedFrom, switches: run.switches, error: run.error,
+  };
+}
+
+function sendStatus(): void { emit({ type: 'status', status: status() }); }
+
+async function loadFolder(req: TrainRequest): Promise<ModelFolder> {
+  if (req.model === TINY_MODEL) {
+    return buildTinyFolder({ world: req.spec.world ?? 'files', seed: req.spec.seed ?? 1, maxNewTokens: req.maxNewTokens || 8 });
+  }
+  const abs = new URL(req.model, self.location.origin).href;
+  return withMaxNewTokens(await loadModelFolder(fetchFileSource(abs)), req.maxNewTokens);
+}
+
+function build(req: TrainRequest, folder: ModelFolder, runtime: Runtime): { trainer: GrpoTrainer; store: DeferredStore } {
+  const deferred = new DeferredStore(checkpoints());
+  const trainer = makeTrainer(folder, runtime, req.spec, { runId: req.runId, store: deferred, log });
+  return { trainer, store: deferred };
+}
+
+const stores = new WeakMap<GrpoTrainer, DeferredStore>();
+
+function wasmRuntime(reason: string): Runtime {
+  return createOrtRuntime(ort as unknown as OrtLike, { kind: 'wasm', detail: `onnxruntime-web WASM (after WebGPU loss: ${reason})` }, {
+    executionProviders: ['wasm'], graphOptimizationLevel: 'all',
+  });
+}
+
+async function watchDevice(r: Run): Promise<void> {
+  if (r.backend !== 'webgpu') return;
+  try {
+    const device = await (ort.env.webgpu as unknown as { device: Promise<{ lost: Promise<{ reason?: string; message?: string }> }> }).device;
+    device?.lost?.then((info) => {
+      if (run !== r || r.backend !== 'webgpu') return;
+      r.deviceLost = info?.message || info?.reason || 'device lost';
+      log(`WebGPU device lost: ${r.deviceLost}`);
+    });
+  } catch { /* no device exposed: step errors still trigger the switch */ }
+}
+
+async function setUp(req: TrainRequest, rt: WebRuntime, resume: boolean): Promise<Run> {
+  if (run?.loop) throw new Error(`run ${run.req.runId} is ${run.state}: pause or stop it first`);
+  const folder = await loadFolder(req);
+  const { trainer, store: deferred } = build(req, folder, rt.runtime);
+  stores.set(trainer, deferred);
+  const r: Run = {
+    req, folder, trainer, runtime: rt.runtime, backend: rt.info.kind, state: 'paused', checkpointStep: 0,
+    switches: [], pauseRequested: false, stopRequested: false, loop: null,
+  };
+  if (resume && (await trainer.resume())) {
+    r.resumedFrom = trainer.step;
+    r.checkpointStep = trainer.step;
+  } else {
+    // A new run under an old id must not be resumable into the old run's weights.
+    await checkpoints().remove(req.runId);
+  }
+  await checkpoints().save(req.runId + REQUEST_SUFFIX, new TextEncoder().encode(JSON.stringify(req)));
+  run = r;
+  void watchDevice(r);
+  emit({ type: 'history', runId: req.runId, history: [...trainer.history], evals: [...trainer.evals] });
+  return r;
+}
+
+function looksLikeGpuFailure(e: unknown): boolean {
+  const m = e instanceof Error ? `${e.name} ${e.message}` : String(e);
+  return /webgpu|gpu|device (was )?lost|GPUDevice|destroyed/i.test(m);
+}
+
+/** Rebuild on WASM from the last checkpoint: a lost device's buffers (weights, moments) are gone too. */
+async function switchToWasm(r: Run, reason: string): Promise<void> {
+  const atStep = r.trainer.step;
+  const runtime = wasmRuntime(reason);
+  const { trainer, store: deferred } = build(r.req, r.folder, runtime);
+  stores.set(trainer, deferred);
+  const resumed = await trainer.resume();
+  const change: BackendSwitch = { atStep, from: r.backend, to: 'wasm', reason, resumedFrom: resumed ? trainer.step : 0 };
+  r.trainer = trainer; r.runtime = runtime; r.backend = 'wasm'; r.deviceLost = undefined;
+  r.switches.push(change);
+  r.checkpointStep = resumed ? trainer.step : 0;
+  emit({ type: 'backend', runId: r.req.runId, change });
+  emit({ type: 'history', runId: r.req.runId, history: [...trainer.history], evals: [...trainer.evals] });
+}
+
+async function evaluateNow(r: Run): Promise<void> {
+  const e = await r.trainer.evaluate();
+  emit({ type: 'eval', runId: r.req.runId, metrics: e });
+}
+
+async function oneStep(r: Run): Promise<void> {
+  const t = r.trainer;
+  const deferred = stores.get(t)!;
+  try {
+    if (simulateLoss && r.backend === 'webgpu') {
+      simulateLoss = false;
+      r.deviceLost = 'simulated device loss (debug hook)';
+    }
+    if (r.deviceLost) throw new Error(`WebGPU device lost: ${r.deviceLost}`);
+    // The step-0 evaluation gives the curves their starting point.
+    if (t.cfg.evalEvery > 0 && t.step === 0 && !t.evals.some((e) => e.step === 0)) await evaluateNow(r);
+    deferred.deferring = true;
+    deferred.wanted = false;
+    const m = await t.trainStep();
+    emit({ type: 'step', runId: r.req.runId, metrics: m });
+    if (m.skipped) log(m.note ?? `step ${m.step} skipped`);
+    if (t.cfg.evalEvery > 0 && (t.step % t.cfg.evalEvery === 0 || t.step === t.cfg.steps)) await evaluateNow(r);
+    deferred.deferring = false;
+    if (deferred.wanted || t.step === t.cfg.steps) await save(r);
+  } catch (e) {
+    deferred.deferring = false;
+    if (r.backend === 'webgpu' && (r.deviceLost || looksLikeGpuFailure(e))) {
+      const reason = r.deviceLost ?? (e instanceof Error ? e.message : String(e)).slice(0, 200);
+      log(`GPU failure at step ${t.step + 1}: ${reason}; continuing on WASM from the last checkpoint`);
+      await switchToWasm(r, reason);
+      return;
+    }
+    throw e;
+  }
+}
+
+async function save(r: Run): Promise<void> {
+  const t0 = performance.now();
+  await r.trainer.saveCheckpoint();
+  r.checkpointStep = r.trainer.step;
+  const bytes = (await checkpoints().load(r.req.runId))?.byteLength ?? 0;
+  emit({ type: 'checkpoint', runId: r.req.runId, step: r.trainer.step, bytes, ms: performance.now() - t0 });
+}
+
+function startLoop(r: Run): void {
+  r.pauseRequested = false;
+  r.stopRequested = false;
+  r.error = undefined;
+  r.state = 'running';
+  sendStatus();
+  r.loop = (async () => {
+    try {
+      while (r.trainer.step < r.trainer.cfg.steps && !r.pauseRequested) await oneStep(r);
+      if (r.trainer.step >= r.trainer.cfg.steps) r.state = 'done';
+      else if (r.stopRequested) { await save(r); r.state = 'stopped'; } else r.state = 'paused';
+    } catch (e) {
+      r.state = 'error';
+      r.error = e instanceof Error ? e.message : String(e);
+    } finally {
+      r.loop = null;
+      sendStatus();
+    }
+  })();
+}
+
+// ---------- the RPCs (wrapped by compute.worker.ts) ----------
+
+export function setListener(cb: TrainListener | null): void { listener = cb; }
+
+/** New run (an existing checkpoint under the same id is discarded). Returns once the loop is running. */
+export async function start(rt: WebRuntime, req: TrainRequest, cb?: TrainListener): Promise<TrainStatus> {
+  if (cb) listener = cb;
+  const r = await setUp(req, rt, false);
+  startLoop(r);
+  return status();
+}
+
+/**
+ * Continue a run: the paused one in memory, or (fresh worker, page reload) the one stored under runId,
+ * from its checkpoint. `req` may be omitted when the worker stored the request itself.
+ */
+export async function resume(rt: WebRuntime, runId: string, cb?: TrainListener, opts: { stepOnly?: boolean } = {}): Promise<TrainStatus> {
+  if (cb) listener = cb;
+  let r = run;
+  if (!r || r.req.runId !== runId) {
+    const req = await storedRequest(runId);
+    if (!req) throw new Error(`no stored run '${runId}' in this browser`);
+    r = await setUp(req, rt, true);
+    log(r.resumedFrom !== undefined ? `resumed ${runId} from its checkpoint at step ${r.resumedFrom}` : `no checkpoint for ${runId}: starting at step 0`);
+  }
+  if (r.loop) return status();
+  if (opts.stepOnly) return stepOnce(r);
+  startLoop(r);
+  return status();
+}
+
+async function stepOnce(r: Run): Promise<TrainStatus> {
+  if (r.trainer.step >= r.trainer.cfg.steps) return status();
+  r.state = 'running';
+  sendStatus();
+  const p = (async () => {
+    try {
+      await oneStep(r);
+      r.state = r.trainer.step >= r.trainer.cfg.steps ? 'done' : 'paused';
+    } catch (e) {
+      r.state = 'error';
+      r.error = e instanceof Error ? e.message : String(e);
+    } finally {
+      r.loop = null;
+      sendStatus();
+    }
+  })();
+  r.loop = p;
+  await p;
+  return status();
+}
+
+/** One optimizer step of the current (or stored) run, then paused. */
+export async function step(rt: WebRuntime, runId: string, cb?: TrainListener): Promise<TrainStatus> {
+  return resume(rt, runId, cb, { stepOnly: true });
+}
+
+/** Finish the current step, then hold (weights stay in memory; resume continues without reloading). */
+export async function pause(): Promise<TrainStatus> {
+  if (run?.loop) { run.pauseRequested = true; await run.loop; }
+  return status();
+}
+
+/** Like pause, and writes a checkpoint now so nothing since the last scheduled one is lost. */
+export async function stop(): Promise<TrainStatus> {
+  if (!run) return status();
+  if (run.loop) {
+    run.pauseRequested = true; run.stopRequested = true;
+    await run.loop;
+  } else if (run.state !== 'done') {
+    await save(run);
+    run.state = 'stopped';
+    sendStatus();
+  }
+  return status();
+}
+
+async function storedRequest(runId: string): Promise<TrainRequest | null> {
+  const b = await checkpoints().load(runId + REQUEST_SUFFIX);
+  return b ? (JSON.parse(new TextDecoder().decode(b)) as TrainRequest) : null;
+}
+
+/** Runs this browser holds checkpoints or requests for. */
+export async function listRuns(): Promise<SavedRun[]> {
+  const keys = await checkpoints().list();
+  const ids = new Set(keys.map((k) => (k.endsWith(REQUEST_SUFFIX) ? k.slice(0, -REQUEST_SUFFIX.length) : k)));
+  const out: SavedRun[] = [];
+  for (const runId of ids) {
+    const b = keys.includes(runId) ? await checkpoints().load(runId) : null;
+    out.push({ runId, step: b ? decodeCheckpoint(b).step : 0, request: await storedRequest(runId) });
+  }
+  return out;
+}
+
+export async function removeRun(runId: string): Promise<void> {
+  if (run?.req.runId === runId) {
+    if (run.loop) throw new Error(`run ${runId} is running: stop it first`);
+    run = null;
+  }
+  await checkpoints().remove(runId);
+  await checkpoints().remove(runId + REQUEST_SUFFIX);
+}
+
+/** The stored checkpoint bytes (download, or a round-trip check). */
+export async function checkpointBytes(runId: string): Promise<Uint8Array | null> {
+  return checkpoints().load(runId);
+}
+
+/** The trained weights as a model folder (HF layout, with a fresh ONNX graph); per-role runs add rehearse/. */
+export function exportFolder(): ExportedFolder {
+  if (!run) throw new Error('no run in this worker: start or resume one first');
+  const { folder, trainer, req } = run;
+  const c = trainer.cfg;
+  const parts = (params: typeof folder.params) => modelFolderFiles({
+    config: folder.config, params, tokenizer: folder.tokenizerJson,
+    chatTemplate: folder.tokenizerConfig.chat_template as string | undefined,
+    meta: { ...(folder.rawConfig.envace as object | undefined), rl: { variant: c.variant, seed: c.seed, step: trainer.step, from: req.model, runId: req.runId } },
+  });
+  const files = parts(trainer.actParams());
+  if (c.variant === 'per-role') for (const [p, b] of Object.entries(parts(trainer.rehearseParams()))) files[`rehearse/${p}`] = b;
+  return { name: `${req.runId}-step${trainer.step}`, files };
+}
+
+/** Debug: the next step behaves as if the WebGPU device were lost (real loss: destroy the device). */
+export async function debugLoseDevice(real = false): Promise<string> {
+  if (!run) throw new Error('no run');
+  if (run.backend !== 'webgpu') return 'backend is not WebGPU: nothing to lose';
+  if (real) {
+    const device = await (ort.env.webgpu as unknown as { device: Promise<{ destroy(): void }> }).device;
+    device.destroy();
+    return 'device destroyed';
+  }
+  simulateLoss = true;
+  return 'next step will see a lost device';
+}
