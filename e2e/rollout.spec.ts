@@ -1,8 +1,10 @@
-// Rollout page: K trajectories of a built-in world task with the fixture model as policy, run in the
-// worker (WASM), rendered in the timeline, and identical to the same rollout run in Node.
+// Rollout and Benchmarks pages: K trajectories of a built-in world task with the fixture model as policy,
+// and a small held-out evaluation, run in the worker (WASM), rendered, and identical to the same calls in
+// Node. One page (one worker start) for both: WASM init is the slow part on a loaded 2-core box.
 
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { evaluate } from '../src/agent/evaluate';
 import { profileFromConfig, rolloutSettings } from '../src/agent/profile';
 import { rolloutGroups } from '../src/agent/rollout';
 import type { Trajectory } from '../src/agent/types';
@@ -15,7 +17,7 @@ import { openApp, shot } from './helpers';
 const NAME = 'e2e-tiny';
 const K = 2, SEED = 5, MAX = 12, TURNS = 2;
 
-test('rehearsal rollout in the worker matches Node and renders a timeline', async ({ page }) => {
+test('rollout and evaluation in the worker match Node and render', async ({ page }) => {
   const folder = await loadModelFolder(path.resolve('tmp/e2e-models', NAME));
   const policy = await samplerFromFolder(folder, createNodeRuntime({ threads: 1 }), { mode: 'fast' });
   const task = getWorld('retail').tasks({ split: 'test', count: 1 })[0]!;
@@ -43,4 +45,22 @@ test('rehearsal rollout in the worker matches Node and renders a timeline', asyn
   expect(got.map((t) => t.terminatedBy)).toEqual(ref.map((t) => t.terminatedBy));
   expect(got.map((t) => t.rows.map((r) => r.text))).toEqual(ref.map((t) => t.rows.map((r) => r.text)));
   expect(got.map((t) => t.reward)).toEqual(ref.map((t) => t.reward));
+
+  // Benchmarks: 2 test tasks, greedy, real environment.
+  const tasks = getWorld('retail').tasks({ split: 'test', count: 2 });
+  const policy2 = await samplerFromFolder(folder, createNodeRuntime({ threads: 1 }), { mode: 'fast' });
+  const { result } = await evaluate(tasks, policy2, {
+    mode: 'real', k: 1, temperature: 0, seed: 0,
+    rollout: { ...settings, act: { ...settings.act, maxNewTokens: MAX }, rehearse: { ...settings.rehearse, maxNewTokens: MAX }, limits: { ...settings.limits, maxAssistantTurns: TURNS } },
+  });
+  await policy2.release();
+  await page.goto(`/?backend=wasm#/benchmarks?m.model=${NAME}&b.tasks=2&b.max=${MAX}&b.turns=${TURNS}`);
+  await page.getByRole('button', { name: 'Run evaluation' }).click();
+  const rows = page.getByTestId('bench-rows').locator('tbody tr');
+  await expect(rows).toHaveCount(2, { timeout: 120_000 });
+  await expect(rows.first()).toContainText(tasks[0]!.id);
+  await expect(page.getByTestId('bench-summary')).toContainText('retail test · 2 tasks · real · k=1');
+  const terms = Object.entries(result.terminations).map(([k, n]) => `${k}`);
+  for (const t of terms) await expect(page.getByTestId('bench-rows')).toContainText(t);
+  await page.screenshot({ path: shot('benchmarks-run'), fullPage: true });
 });

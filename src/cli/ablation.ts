@@ -31,10 +31,12 @@ async function main() {
   const base: RunSpec = arg('config') ? JSON.parse(await readFile(arg('config')!, 'utf8')) : {};
   await mkdir(out, { recursive: true });
   const runs: { variant: VariantName; seed: number; before: EvalMetrics; after: EvalMetrics; secondsPerStep: number; fidelityCurve: { step: number; f1: number }[] }[] = [];
+  let before: EvalMetrics | undefined;
   for (const variant of variants) {
     for (let seed = 1; seed <= seeds; seed++) {
       const dir = join(out, `${variant}-seed${seed}`);
-      const r = await runTraining({ spec: { ...base, model, world, variant, seed, steps }, out: dir, label: `${variant} seed ${seed}` });
+      const r = await runTraining({ spec: { ...base, model, world, variant, seed, steps }, out: dir, label: `${variant} seed ${seed}`, before });
+      before ??= r.before;
       runs.push({ variant, seed, before: r.before, after: r.after, secondsPerStep: r.secondsPerStep, fidelityCurve: r.trainer.evals.map((e) => ({ step: e.step, f1: e.fidelityF1 })) });
       await writeFile(join(out, 'runs.json'), JSON.stringify(runs, null, 2) + '\n');
     }

@@ -11,7 +11,12 @@ import { ConfigError, makeTrainer, type RunSpec } from '../rl/session';
 import type { EvalMetrics, GrpoTrainer } from '../rl/trainer';
 import { arg, flag, progress } from './util';
 
-export interface RunOptions { spec: RunSpec & { model?: string }; out: string; resume?: boolean; quiet?: boolean; label?: string }
+export interface RunOptions {
+  spec: RunSpec & { model?: string }; out: string; resume?: boolean; quiet?: boolean; label?: string;
+  /** The step-0 evaluation when the caller already has it: greedy evaluation of the same starting model on
+   * the same held-out tasks does not depend on the variant or the seed, so an ablation computes it once. */
+  before?: EvalMetrics;
+}
 export interface RunResult { before: EvalMetrics; after: EvalMetrics; secondsPerStep: number; trainer: GrpoTrainer }
 
 /** Runs one training run to completion (used by train and ablation). */
@@ -37,7 +42,13 @@ export async function runTraining(o: RunOptions): Promise<RunResult> {
     log(`  eval @${e.step}: success ${(100 * e.success).toFixed(1)}% checklist ${e.checklist.toFixed(3)} fidelity F1 ${e.fidelityF1.toFixed(3)} exact ${(100 * e.fidelityExact).toFixed(1)}%`);
     return e;
   };
-  const before = trainer.evals.find((e) => e.step === 0) ?? (await evalLine());
+  let before = trainer.evals.find((e) => e.step === 0);
+  if (!before && o.before) {
+    before = o.before;
+    trainer.evals.push(before);
+    await appendFile(join(o.out, 'evals.jsonl'), JSON.stringify(before) + '\n');
+  }
+  before ??= await evalLine();
   const bar = progress(c.steps - trainer.step, o.label ?? `${c.variant} seed ${c.seed}`);
   while (trainer.step < c.steps) {
     const m = await trainer.trainStep();

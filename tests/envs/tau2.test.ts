@@ -214,6 +214,26 @@ describe('createRetailEnv on a small generated DB', () => {
   });
 });
 
+describe('τ² mock domain', () => {
+  it('set_state replays history and rejects a history whose results differ', () => {
+    const d = loadTau2Domain(MOCK);
+    const call = { id: 'c1', name: 'create_task', arguments: { user_id: 'user_1', title: 'T' } };
+    const env = d.makeEnv();
+    env.setState(null, [
+      { role: 'assistant', tool_calls: [call] },
+      { role: 'tool', id: 'c1', content: '{"task_id":"task_2","title":"T","description":null,"status":"pending"}' },
+    ]);
+    expect(env.runEnvAssertion({ env_type: 'assistant', func_name: 'assert_number_of_tasks', arguments: { user_id: 'user_1', expected_number: 2 } })).toBe(true);
+    expect(() => d.makeEnv().setState(null, [
+      { role: 'assistant', tool_calls: [call] },
+      { role: 'tool', id: 'c1', content: '{"task_id":"task_9"}' },
+    ])).toThrow(/Expected/);
+    expect(() => env.runEnvFunctionCall({ env_type: 'assistant', func_name: 'nope', arguments: {} })).toThrow("'MockTools' object has no attribute 'nope'");
+    expect(env.call('update_task_status', { task_id: 'task_1' }).text)
+      .toBe("Error: MockTools.update_task_status() missing 1 required positional argument: 'status'");
+  });
+});
+
 describe('τ² evaluator and user', () => {
   it('communicate_info is a case-insensitive substring check with commas dropped', () => {
     const task = { evaluation_criteria: { communicate_info: ['1,234.50'.replace(',', ''), 'refund'] } } as unknown as Tau2Task;

@@ -359,4 +359,3 @@ function lower(v: unknown): string {
 
 export const RETAIL_FUNCTIONS: FunctionSpec<S>[] = [];
 
-export type { ToolSpec };

@@ -80,7 +80,7 @@ function pathTraps(c: Ctx, dir: string[], name: string, usePath: boolean, fileTo
   return items;
 }
 
-type Intent = 'read' | 'grep' | 'count' | 'create' | 'move_new' | 'rename' | 'rename_conflict' | 'missing_dir' | 'find' | 'backup';
+type Intent = 'read' | 'grep' | 'count' | 'tail' | 'create' | 'move_new' | 'rename' | 'rename_conflict' | 'missing_dir' | 'find' | 'backup';
 
 function pickFile(c: Ctx, pred: (dir: string[], name: string, f: FsFile) => boolean = () => true): [string[], string] | undefined {
   const cands = c.fs.files().filter(([d, n]) => pred(d, n, c.fs.dirAt(d).contents[n] as FsFile));
@@ -145,6 +145,23 @@ function planTurn(c: Ctx, intent: Intent): TurnPlan[] | null {
           { question: `Did the agent count the ${unit} of ${name}?`, focus_on: 'wc file and mode',
             cond: { kind: 'called', tool: 'wc', args: words ? args : { file_name: name }, ok: true }, weight: 2, required: true },
           { question: `Did the agent answer ${answer}?`, focus_on: 'reply content', cond: { kind: 'reply_contains', text: [said] }, weight: 2 }],
+      }];
+    }
+    case 'tail': {
+      const f = pickFile(c, (d, _n, file) => lineCount(file.content) >= 3 && (c.d >= 2 || d.length <= 1));
+      if (!f) return null;
+      const [dir, name] = f;
+      const lines = (c.fs.dirAt(dir).contents[name] as FsFile).content.split('\n');
+      const k = rng.int(1, 2);
+      const last = lines.slice(-k);
+      const g = goto(c, dir);
+      return [{
+        user: lead(also, `Show me the last ${k === 1 ? 'line' : `${k} lines`} of ${where(c, dir, name, usePath)}.`),
+        steps: [...g.steps, call('tail', { file_name: name, lines: k }), reply(`Last ${k === 1 ? 'line' : `${k} lines`} of ${name}: ${last.join('; ')}`)],
+        items: [...g.items, ...pathTraps(c, dir, name, usePath, 'tail'),
+          { question: `Did the agent read the last ${k} line(s) of ${name}?`, focus_on: 'tail file and count',
+            cond: { kind: 'called', tool: 'tail', args: { file_name: name, lines: k }, ok: true }, weight: 2, required: true },
+          { question: 'Did the agent show those lines?', focus_on: 'reply content', cond: { kind: 'reply_contains', text: [last[last.length - 1]] }, weight: 2 }],
       }];
     }
     case 'create': {
@@ -286,8 +303,8 @@ function planTurn(c: Ctx, intent: Intent): TurnPlan[] | null {
 
 const POOL: Record<number, Intent[]> = {
   1: ['read', 'count', 'create', 'rename', 'find', 'backup'],
-  2: ['read', 'grep', 'count', 'create', 'move_new', 'missing_dir', 'backup', 'rename'],
-  3: ['read', 'grep', 'count', 'create', 'move_new', 'missing_dir', 'backup', 'rename', 'rename_conflict', 'find'],
+  2: ['read', 'grep', 'count', 'tail', 'create', 'move_new', 'missing_dir', 'backup', 'rename'],
+  3: ['read', 'grep', 'count', 'tail', 'create', 'move_new', 'missing_dir', 'backup', 'rename', 'rename_conflict', 'find'],
 };
 
 export function generateFiles(seed: number, difficulty: number): TaskPlan {
@@ -331,7 +348,7 @@ export function generateFiles(seed: number, difficulty: number): TaskPlan {
 
 export const filesWorld = defineWorld({
   name: 'files',
-  description: 'File chores on a small generated directory tree (BFCL GorillaFileSystem tools): read, search, count, create, move, rename, copy.',
+  description: 'File chores on a small generated directory tree (BFCL GorillaFileSystem tools): read, search, count, tail, create, move, rename, copy.',
   policy: FILES_POLICY,
   tools: () => TOOL_ORDER.map((n) => schemas()[n]).filter(Boolean),
   generate: generateFiles,

@@ -450,7 +450,7 @@ export function generateRetail(seed: number, difficulty: number): TaskPlan {
 
 export const retailWorld = defineWorld({
   name: 'retail',
-  description: 'Customer support over a tiny τ²-format store (τ² retail tools): lookups, cancellations, returns, address and payment changes.',
+  description: 'Customer support over a tiny τ²-format store (τ² retail tools): lookups, cancellations, returns, exchanges, address and payment changes.',
   policy: RETAIL_POLICY,
   tools: () => TOOL_ORDER.map((n) => schemas()[n]).filter(Boolean),
   generate: generateRetail,

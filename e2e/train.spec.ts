@@ -1,0 +1,113 @@
+// Train page: role-wise GRPO in the training worker (WASM) with the tiny model the worker builds itself.
+// One run exercises the curves, the crash drill (worker terminated mid-run, a fresh worker resumes from
+// the IndexedDB checkpoint), the checkpoint bytes and the exported model folder.
+
+import { expect, test, type Page } from '@playwright/test';
+import { loadModelFolder, memoryFileSource } from '../src/engine/modelFolder';
+import { decodeCheckpoint } from '../src/rl/checkpoint';
+import type { EvalMetrics, StepMetrics } from '../src/rl/trainer';
+import type { RunRecord } from '../src/app/components/train/runs';
+import { openApp, shot } from './helpers';
+
+const STEPS = 3;
+const HASH = `#/train?t.steps=${STEPS}&t.tasks=1&t.group=2&t.turns=2&t.max=8&t.mb=4&t.lr=0.01&t.seed=3&t.eval=2&t.evaltasks=1&t.ckpt=1`;
+
+interface Hooks {
+  killWorker(): number;
+  runs(): { runs: RunRecord[]; activeId: string | null };
+  api(): { trainCheckpoint(id: string): Promise<Uint8Array | null>; trainExport(): Promise<{ name: string; files: Record<string, Uint8Array> }> };
+}
+declare global { interface Window { __envaceTrain?: Hooks } }
+
+const activeRun = (page: Page) => page.evaluate(() => {
+  const s = window.__envaceTrain!.runs();
+  return s.runs.find((r) => r.runId === s.activeId)!;
+});
+
+/** Bytes out of the page as base64 (a plain array of numbers would be ~10× larger over CDP). */
+const b64 = (page: Page, expr: 'checkpoint' | 'export', runId: string) => page.evaluate(async ([what, id]) => {
+  const enc = (b: Uint8Array) => { let s = ''; for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000)); return btoa(s); };
+  const api = window.__envaceTrain!.api();
+  if (what === 'checkpoint') return { ckpt: enc((await api.trainCheckpoint(id))!) };
+  const f = await api.trainExport();
+  return Object.fromEntries(Object.entries(f.files).map(([p, b]) => [p, enc(b)]));
+}, [expr, runId] as const);
+const unb64 = (s: string) => new Uint8Array(Buffer.from(s, 'base64'));
+
+test('GRPO run in the worker: curves, resume after a killed worker, checkpoint and export round trips', async ({ page }) => {
+  const t0 = Date.now();
+  const mark = (what: string) => console.log(`[train.spec] ${what} at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  await openApp(page, '?backend=wasm', HASH);
+  await expect(page.getByTestId('train-variant')).toContainText('EnvACE');
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+
+  // First checkpoint written (checkpoint every step): the drill needs something to resume from.
+  await expect.poll(async () => (await activeRun(page))?.checkpointStep ?? 0, { timeout: 120_000, intervals: [250] }).toBeGreaterThanOrEqual(1);
+  mark('first checkpoint');
+  await expect(page.getByTestId('chart-reward-role').locator('.recharts-line')).not.toHaveCount(0);
+  const before = await activeRun(page);
+  expect(before.status?.backend).toBe('wasm');
+
+  // Crash drill: terminate the worker mid-run. Its in-flight step is lost; the checkpoint is not.
+  await page.evaluate(() => window.__envaceTrain!.killWorker());
+  const killed = await activeRun(page);
+  const ckAtKill = killed.checkpointStep;
+  const historyAtKill = killed.history.filter((m) => m.step <= ckAtKill);
+  await expect(page.getByTestId('train-state')).toHaveText('interrupted');
+  await page.screenshot({ path: shot('train-killed'), fullPage: true });
+  mark(`worker killed (checkpoint @${ckAtKill}, history ${killed.history.length})`);
+
+  await page.getByRole('button', { name: 'Resume', exact: true }).click();
+  await expect(page.getByTestId('train-state')).toHaveText(/running|done/, { timeout: 60_000 });
+  const resumed = await activeRun(page);
+  expect(resumed.status?.resumedFrom).toBe(ckAtKill); // continues from the checkpoint, not from 0
+  await expect(page.getByTestId('train-log')).toContainText(`from its checkpoint at step ${ckAtKill}`);
+  await expect(page.getByTestId('train-state')).toHaveText('done', { timeout: 150_000 });
+  mark('run done');
+  await expect(page.getByTestId('train-step')).toHaveText(`step ${STEPS} / ${STEPS}`);
+
+  const done = await activeRun(page);
+  expect(done.history.map((m: StepMetrics) => m.step)).toEqual([1, 2, 3]);
+  // The steps before the kill came back from the checkpoint unchanged.
+  for (const m of historyAtKill) {
+    const again = done.history.find((h) => h.step === m.step)!;
+    expect({ loss: again.loss, reward: again.reward, rows: again.rows, gradNorm: again.gradNorm }).toEqual({ loss: m.loss, reward: m.reward, rows: m.rows, gradNorm: m.gradNorm });
+  }
+  expect(done.evals.map((e: EvalMetrics) => e.step)).toEqual([0, 2, 3]);
+  for (const id of ['reward-role', 'adv-mean', 'adv-abs', 'success', 'fidelity', 'kl', 'entropy', 'grad-norm', 'tokens-per-s', 'seconds-per-step']) {
+    await expect(page.getByTestId(`chart-${id}`).locator('.recharts-line').first()).toBeVisible();
+  }
+  const secondsPerStep = done.history.map((m) => m.secondsPerStep);
+  console.log(`[train.spec] seconds per step (WASM, headless): ${secondsPerStep.map((s) => s.toFixed(2)).join(', ')}; rows ${done.history.map((m) => m.rows).join(', ')}`);
+  await page.screenshot({ path: shot('train-done'), fullPage: true });
+
+  // Checkpoint round trip: the bytes in IndexedDB decode in Node to the final state and the full history.
+  const { ckpt } = await b64(page, 'checkpoint', done.runId) as { ckpt: string };
+  const ck = decodeCheckpoint(unb64(ckpt));
+  expect(ck.runId).toBe(done.runId);
+  expect(ck.step).toBe(STEPS);
+  const meta = ck.meta as { history: StepMetrics[]; evals: EvalMetrics[]; config: { variant: string; seed: number } };
+  expect(meta.history.map((m) => m.step)).toEqual([1, 2, 3]);
+  expect(meta.history.map((m) => m.loss)).toEqual(done.history.map((m) => m.loss));
+  expect(meta.config).toMatchObject({ variant: 'envace', seed: 3 });
+  expect(Object.keys(ck.tensors).sort()).toEqual(['0.m', '0.params', '0.v']);
+
+  // Exported model folder = the checkpoint's weights, readable by the engine's folder loader.
+  await page.getByRole('button', { name: 'Export model' }).click();
+  await expect(page.getByTestId('train-export')).toContainText('model.safetensors');
+  const files = Object.fromEntries(Object.entries(await b64(page, 'export', done.runId)).map(([p, s]) => [p, unb64(s)]));
+  expect(Object.keys(files)).toEqual(expect.arrayContaining(['config.json', 'tokenizer.json', 'model.safetensors', 'onnx/model.onnx']));
+  const folder = await loadModelFolder(memoryFileSource(files));
+  const w = folder.params['lm_head.weight']!;
+  expect(Array.from(w)).toEqual(Array.from(ck.tensors['0.params']!['lm_head.weight']!));
+  expect((folder.rawConfig.envace as { rl: { step: number } }).rl.step).toBe(STEPS);
+
+  // Metrics export: one CSV row per step and per eval.
+  const dl = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Metrics CSV' }).click();
+  const csv = await (await dl).createReadStream().then(async (s) => { let t = ''; for await (const c of s) t += c; return t; });
+  const lines = csv.trim().split('\n');
+  expect(lines[0]).toMatch(/^run,variant,kind,step,reward/);
+  expect(lines.length).toBe(1 + STEPS + done.evals.length);
+  mark('round trips checked');
+});
