@@ -13,6 +13,6 @@ for (let i = 0; i < 3; i++) {
   const rb = await b.trainStep(batch, { lr: 1e-2 });
   console.log('loss cpu', ra.loss, 'gpu-resident', rb.loss, 'norm', ra.gradNorm, rb.gradNorm);
 }
-await b.syncToHost();
+console.log('sync...'); await b.syncToHost(); console.log('synced');
 let m = 0; for (const k of Object.keys(a.params)) for (let i = 0; i < a.params[k].length; i++) m = Math.max(m, Math.abs(a.params[k][i] - b.params[k][i]));
 console.log('max param diff', m);

@@ -60,7 +60,10 @@ test('rollout and evaluation in the worker match Node and render', async ({ page
   await expect(rows).toHaveCount(2, { timeout: 120_000 });
   await expect(rows.first()).toContainText(tasks[0]!.id);
   await expect(page.getByTestId('bench-summary')).toContainText('retail test · 2 tasks · real · k=1');
-  const terms = Object.entries(result.terminations).map(([k, n]) => `${k}`);
-  for (const t of terms) await expect(page.getByTestId('bench-rows')).toContainText(t);
+  for (const t of Object.keys(result.terminations)) await expect(page.getByTestId('bench-rows')).toContainText(t);
+  const shown = JSON.parse((await page.getByTestId('bench-suite').getAttribute('data-json'))!) as Record<string, number>;
+  expect(shown).toEqual(expect.objectContaining({
+    success: result.success, outcome: result.outcome, checklist: result.checklist, passAtK: result.passAtK,
+  }));
   await page.screenshot({ path: shot('benchmarks-run'), fullPage: true });
 });

@@ -4,6 +4,7 @@ import { ADAMW_DEFAULTS, type AdamWOptions, buildAdamWGraph } from './adamw';
 import { type LlamaConfig, type ParamSpec, type Params, initParams, paramSpecs } from './decoder';
 import { type InferenceOptions, buildForwardGraph, buildTrainGraph, exportDecodeStep, exportInference } from './graphs';
 import { type LossSpec, lossKey } from './losses';
+import { Graph } from './graph';
 import { type Feeds, type HostTensor, type NativeTensor, type Runtime, type SessionOptions, SessionCache, f32, i32, isNative, scalar } from './runtime';
 
 /** Right-padded rows, flattened row-major [batch, seq]. target_ids[t] is the token after input_ids[t]. */
@@ -123,14 +124,24 @@ export class Model {
     return { extra: { preferredOutputLocation: Object.fromEntries(names.map((n) => [n, this.location])) } };
   }
 
-  /** Downloads device-resident params and moments into `params`, `m`, `v`. */
+  /**
+   * Copies device-resident params and moments into `params`, `m`, `v`. Done by running a copy graph
+   * whose outputs land on the host, which works on every backend (onnxruntime-node cannot read a
+   * gpu-buffer tensor directly).
+   */
   async syncToHost(): Promise<void> {
-    if (!this.dev || !this.stale) return;
-    for (const [which, host] of [['p', this.params], ['m', this.m], ['v', this.v]] as const) {
-      for (const p of this.specs) {
-        const t = this.dev[which][p.name];
-        host[p.name] = (isNative(t) ? (await t.download!()).data : t.data) as Float32Array;
-      }
+    const dev = this.dev;
+    if (!dev || !this.stale) return;
+    const s = await this.sessions.get('state-copy', 'all', () => {
+      const g = new Graph();
+      for (const pre of ['', 'm.', 'v.']) for (const p of this.specs) g.output(g.input(pre + p.name, 'float32', p.shape), `out.${pre}${p.name}`);
+      return g.serialize();
+    });
+    const out = await s.run({ ...this.paramFeeds(), ...this.paramFeeds(this.m, 'm.'), ...this.paramFeeds(this.v, 'v.') });
+    for (const p of this.specs) {
+      this.params[p.name] = out[`out.${p.name}`].data as Float32Array;
+      this.m[p.name] = out[`out.m.${p.name}`].data as Float32Array;
+      this.v[p.name] = out[`out.v.${p.name}`].data as Float32Array;
     }
     this.stale = false;
   }

@@ -68,7 +68,7 @@ export function BenchmarksPage() {
       <Panel title="Summary" className="charts" testId="bench-summary">
         {!res ? <Empty>Avg@k success, pass@k, checklist and fidelity appear after a run.</Empty> : (
           <>
-            <div className="muted">{res.suite}</div>
+            <div className="muted" data-testid="bench-suite" data-json={JSON.stringify(res.summary)}>{res.suite}</div>
             <BarMetric title="summary" data={summary} x="metric" series={[{ key: 'value', label: 'value', color: COLORS.reward }]} height={180} />
             <BarMetric title="terminations" data={terms} x="reason" series={[{ key: 'n', label: 'trajectories', color: COLORS.loss }]} />
           </>
