@@ -9,7 +9,7 @@ import type { EvalMetrics, StepMetrics } from '../src/rl/trainer';
 import type { RunRecord } from '../src/app/components/train/runs';
 import { openApp, shot } from './helpers';
 
-const STEPS = 3;
+const STEPS = 4;
 const HASH = `#/train?t.steps=${STEPS}&t.tasks=1&t.group=2&t.turns=2&t.max=8&t.mb=4&t.lr=0.01&t.seed=3&t.eval=2&t.evaltasks=1&t.ckpt=1`;
 
 interface Hooks {
@@ -41,21 +41,25 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
   await expect(page.getByTestId('train-variant')).toContainText('EnvACE');
   await page.getByRole('button', { name: 'Start', exact: true }).click();
 
-  // First checkpoint written (checkpoint every step): the drill needs something to resume from.
-  await expect.poll(async () => (await activeRun(page))?.checkpointStep ?? 0, { timeout: 120_000, intervals: [250] }).toBeGreaterThanOrEqual(1);
-  mark('first checkpoint');
-  await expect(page.getByTestId('chart-reward-role').locator('.recharts-line')).not.toHaveCount(0);
-  const before = await activeRun(page);
-  expect(before.status?.backend).toBe('wasm');
-
-  // Crash drill: terminate the worker mid-run. Its in-flight step is lost; the checkpoint is not.
-  await page.evaluate(() => window.__envaceTrain!.killWorker());
+  // Crash drill: terminate the worker as soon as the first checkpoint lands, i.e. while the next step runs.
+  // The check runs inside the page so the kill cannot lag behind a fast step.
+  await page.evaluate(() => new Promise<void>((resolve) => {
+    const t = setInterval(() => {
+      const s = window.__envaceTrain!.runs();
+      const r = s.runs.find((x) => x.runId === s.activeId);
+      if ((r?.checkpointStep ?? 0) >= 1) { clearInterval(t); window.__envaceTrain!.killWorker(); resolve(); }
+    }, 5);
+  }));
+  mark('first checkpoint, worker killed');
   const killed = await activeRun(page);
   const ckAtKill = killed.checkpointStep;
   const historyAtKill = killed.history.filter((m) => m.step <= ckAtKill);
   await expect(page.getByTestId('train-state')).toHaveText('interrupted');
+  expect(killed.status?.backend).toBe('wasm');
+  expect(killed.history.length).toBeLessThan(STEPS);
+  await expect(page.getByTestId('chart-reward-role').locator('.recharts-line')).not.toHaveCount(0);
   await page.screenshot({ path: shot('train-killed'), fullPage: true });
-  mark(`worker killed (checkpoint @${ckAtKill}, history ${killed.history.length})`);
+  console.log(`[train.spec] at kill: checkpoint @${ckAtKill}, history ${killed.history.map((m) => `${m.step}:${m.secondsPerStep.toFixed(2)}s`).join(' ')}`);
 
   await page.getByRole('button', { name: 'Resume', exact: true }).click();
   await expect(page.getByTestId('train-state')).toHaveText(/running|done/, { timeout: 60_000 });
@@ -67,13 +71,13 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
   await expect(page.getByTestId('train-step')).toHaveText(`step ${STEPS} / ${STEPS}`);
 
   const done = await activeRun(page);
-  expect(done.history.map((m: StepMetrics) => m.step)).toEqual([1, 2, 3]);
+  expect(done.history.map((m: StepMetrics) => m.step)).toEqual([1, 2, 3, 4]);
   // The steps before the kill came back from the checkpoint unchanged.
   for (const m of historyAtKill) {
     const again = done.history.find((h) => h.step === m.step)!;
     expect({ loss: again.loss, reward: again.reward, rows: again.rows, gradNorm: again.gradNorm }).toEqual({ loss: m.loss, reward: m.reward, rows: m.rows, gradNorm: m.gradNorm });
   }
-  expect(done.evals.map((e: EvalMetrics) => e.step)).toEqual([0, 2, 3]);
+  expect(done.evals.map((e: EvalMetrics) => e.step)).toEqual([0, 2, 4]);
   for (const id of ['reward-role', 'adv-mean', 'adv-abs', 'success', 'fidelity', 'kl', 'entropy', 'grad-norm', 'tokens-per-s', 'seconds-per-step']) {
     await expect(page.getByTestId(`chart-${id}`).locator('.recharts-line').first()).toBeVisible();
   }
@@ -87,7 +91,7 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
   expect(ck.runId).toBe(done.runId);
   expect(ck.step).toBe(STEPS);
   const meta = ck.meta as { history: StepMetrics[]; evals: EvalMetrics[]; config: { variant: string; seed: number } };
-  expect(meta.history.map((m) => m.step)).toEqual([1, 2, 3]);
+  expect(meta.history.map((m) => m.step)).toEqual([1, 2, 3, 4]);
   expect(meta.history.map((m) => m.loss)).toEqual(done.history.map((m) => m.loss));
   expect(meta.config).toMatchObject({ variant: 'envace', seed: 3 });
   expect(Object.keys(ck.tensors).sort()).toEqual(['0.m', '0.params', '0.v']);
