@@ -123,7 +123,8 @@ export class Graph {
    */
   output(v: Value, name: string, shape?: Shape): Value {
     if (!v.producer || this.outputs.includes(v)) {
-      const zero = this.const(0, [], v.dtype === 'bool' ? 'int64' : v.dtype);
+      if (v.dtype === 'bool') throw new Error(`${name}: cast bool values before exporting them`);
+      const zero = this.const(0, [], v.dtype);
       const [copy] = this.node('Add', [v, zero], [{ dtype: v.dtype, shape: v.shape }]);
       v = copy;
     }

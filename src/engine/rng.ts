@@ -51,8 +51,19 @@ export class Rng {
   /** A new independent generator derived from this one (e.g. one per request). */
   fork(): Rng { return new Rng(this.u32()); }
 
+  /** Same values as repeated normal() calls, without the per-call overhead (init of 8M weights). */
   fillNormal(out: Float32Array, std = 1, mean = 0): Float32Array {
-    for (let i = 0; i < out.length; i++) out[i] = mean + std * this.normal();
+    let i = 0;
+    if (this.spare !== null && out.length) out[i++] = mean + std * this.normal();
+    for (; i + 1 < out.length; i += 2) {
+      let u = 0;
+      while (u === 0) u = this.uniform();
+      const v = this.uniform();
+      const r = Math.sqrt(-2 * Math.log(u)), a = 2 * Math.PI * v;
+      out[i] = mean + std * (r * Math.cos(a));
+      out[i + 1] = mean + std * (r * Math.sin(a));
+    }
+    if (i < out.length) out[i] = mean + std * this.normal();
     return out;
   }
 

@@ -151,7 +151,7 @@ export interface SamplerOptions {
   padTokenId: number;
   /** Identical prompts in one call are prefilled once and their cache copied (default: on for 'new'-kind models). */
   dedupPrompts?: boolean;
-  /** Drop finished rows from the batch once at most this fraction is still running (default 0.5; 0 = never). */
+  /** Drop finished rows from the batch once at most this fraction is still running (default 0.5 for 'new'-kind models, else 0 = never). */
   compactBelow?: number;
   /**
    * Round prompt length and cache capacity up to a multiple of this (fast path only). Fewer distinct
@@ -281,7 +281,8 @@ export class Sampler implements TextGenerator {
 
     let t = 0; // generated tokens already in the cache
     let mask: BigInt64Array | null = null;
-    const compactBelow = this.opts.compactBelow ?? 0.5;
+    // Exact mode keeps transformers.js's batch shape to the end (ORT results can depend on batch size).
+    const compactBelow = this.opts.compactBelow ?? (m.stepKind === 'new' ? 0.5 : 0);
     for (;;) {
       const live = active.filter((b) => !rows[b].done);
       if (live.length === 0) break;
@@ -449,6 +450,8 @@ export interface FolderSamplerOptions extends OrtKVModelOptions {
   /** Extra token ids that end a row (the folder's eos is always included). */
   extraEosIds?: number[];
   name?: string;
+  /** See SamplerOptions.shapeBucket (worth ~64 on WebGPU). */
+  shapeBucket?: number;
 }
 
 /** A ready TextGenerator for a loaded model folder. */
@@ -460,6 +463,7 @@ export async function samplerFromFolder(folder: ModelFolder, runtime: Runtime, o
     maxContext: folder.config.max_position_embeddings,
     eosTokenIds: [folder.ids.eos, ...(opts.extraEosIds ?? [])],
     padTokenId: folder.ids.pad,
+    shapeBucket: opts.shapeBucket,
   }) as Sampler & { release(): Promise<void> };
   s.release = () => model.release();
   return s;

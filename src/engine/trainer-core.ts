@@ -96,6 +96,10 @@ export class Model {
   constructor(readonly cfg: LlamaConfig, readonly runtime: Runtime, params?: Params, opts: ModelOptions = {}) {
     this.specs = paramSpecs(cfg);
     this.params = params ?? initParams(cfg, opts.seed ?? 0);
+    for (const p of this.specs) {
+      const n = p.shape.reduce((x, y) => x * y, 1);
+      if (this.params[p.name]?.length !== n) throw new Error(`parameter ${p.name}: expected ${n} values, got ${this.params[p.name]?.length}`);
+    }
     const zeros = () => Object.fromEntries(this.specs.map((p) => [p.name, new Float32Array(this.params[p.name].length)]));
     this.m = zeros();
     this.v = zeros();

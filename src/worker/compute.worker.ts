@@ -68,6 +68,7 @@ const api = {
   trainCheckpoint: (runId: string) => train.checkpointBytes(runId),
   trainExport: () => train.exportFolder(),
   trainDebugLoseDevice: (real?: boolean) => train.debugLoseDevice(real),
+  trainDebugStallBefore: (step: number) => train.debugStallBefore(step),
 
   // ---- benchmarks ----------------------------------------------------------------------------------
   bench: (req: BenchRequest) => engine.bench(need(), req),

@@ -60,6 +60,8 @@ let store: CheckpointStore | null = null;
 let run: Run | null = null;
 let listener: TrainListener | null = null;
 let simulateLoss = false;
+/** Debug: the loop hangs before this step (1-based), as a wedged worker would, until it is terminated. */
+let stallBefore = 0;
 
 function checkpoints(): CheckpointStore {
   // Without IndexedDB (some private modes) runs still work, they just do not survive the worker.
@@ -214,7 +216,14 @@ function startLoop(r: Run): void {
   sendStatus();
   r.loop = (async () => {
     try {
-      while (r.trainer.step < r.trainer.cfg.steps && !r.pauseRequested) await oneStep(r);
+      while (r.trainer.step < r.trainer.cfg.steps && !r.pauseRequested) {
+        if (stallBefore && r.trainer.step + 1 === stallBefore) {
+          stallBefore = 0;
+          log(`debug: hanging before step ${r.trainer.step + 1}`);
+          await new Promise(() => {});
+        }
+        await oneStep(r);
+      }
       if (r.trainer.step >= r.trainer.cfg.steps) r.state = 'done';
       else if (r.stopRequested) { await save(r); r.state = 'stopped'; } else r.state = 'paused';
     } catch (e) {
@@ -349,6 +358,9 @@ export function exportFolder(): ExportedFolder {
   if (c.variant === 'per-role') for (const [p, b] of Object.entries(parts(trainer.rehearseParams()))) files[`rehearse/${p}`] = b;
   return { name: `${req.runId}-step${trainer.step}`, files };
 }
+
+/** Debug: hang the loop before `step` (a crash drill needs a worker that is provably mid-run when killed). */
+export function debugStallBefore(step: number): void { stallBefore = step; }
 
 /** Debug: the next step behaves as if the WebGPU device were lost (real loss: destroy the device). */
 export async function debugLoseDevice(real = false): Promise<string> {

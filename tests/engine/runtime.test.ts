@@ -65,12 +65,37 @@ describe('runtime', () => {
     const { exportInference, buildTrainGraph } = await import('../../src/engine/graphs');
     const onnxProto = (await import('onnx-proto')).default;
     const cfg = makeConfig('tiny', { vocab_size: 32, max_position_embeddings: 16 });
+    let namedDims = 0;
     for (const bytes of [exportInference(cfg, initParams(cfg)).bytes, buildTrainGraph(cfg, 2, 4, { kind: 'grpo', agg: 'token-mean', kl: 'k3' }).bytes]) {
       const m = onnxProto.onnx.ModelProto.decode(bytes);
       expect(Number(m.irVersion)).toBe(8);
       expect(Number(m.opsetImport[0].version)).toBe(17);
       const ops = new Set(m.graph!.node!.map((n) => n.opType));
+      const dims = (vs: onnxProto.onnx.IValueInfoProto[] | null | undefined) => Object.fromEntries(vs!.map((v) => [v.name, v.type!.tensorType!.shape!.dim!.map((d) => d.dimParam || Number(d.dimValue))]));
+      if (bytes.length > 100_000) { // the inference graph: HF / transformers.js dim names
+        const ins = dims(m.graph!.input), outs = dims(m.graph!.output);
+        expect(ins.input_ids).toEqual(['batch_size', 'sequence_length']);
+        expect(ins.attention_mask).toEqual(['batch_size', 'total_sequence_length']);
+        expect(ins['past_key_values.1.key']).toEqual(['batch_size', 4, 'past_sequence_length', 16]);
+        expect(outs.logits).toEqual(['batch_size', 'sequence_length', 32]);
+        expect(outs['present.0.value']).toEqual(['batch_size', 4, 'total_sequence_length', 16]);
+        namedDims++;
+      }
       for (const bad of ['LogSoftmax', 'Min', 'Max', 'And', 'Identity']) expect(ops.has(bad)).toBe(false);
+    }
+    expect(namedDims).toBe(1);
+  });
+});
+
+describe('Rng.fillNormal', () => {
+  it('yields exactly the values of repeated normal() calls (also with a pending spare and odd lengths)', () => {
+    for (const n of [0, 1, 2, 5, 6]) {
+      const a = new Rng(9), b = new Rng(9);
+      a.normal(); b.normal();
+      const x = a.fillNormal(new Float32Array(n), 0.02, 0.5);
+      const y = Float32Array.from({ length: n }, () => 0.5 + 0.02 * b.normal());
+      expect(Array.from(x)).toEqual(Array.from(y));
+      expect(a.u32()).toBe(b.u32());
     }
   });
 });

@@ -84,6 +84,14 @@ describe('sampler', () => {
     }
   });
 
+  it('dropping finished rows from the batch (compaction) does not change the survivors', async () => {
+    const ps = ['Hi', 'The cat reads', 'A robot opens the door.', 'x = y + 1;'];
+    const g = await fast.generate(ps.map((p, i) => req(p, { maxNewTokens: i === 2 ? 14 : 2 })));
+    const [single] = await fast.generate([req(ps[2], { maxNewTokens: 14 })]);
+    expect(g[2].outputIds).toEqual(single.outputIds);
+    expect(g[0].outputIds.length).toBe(2);
+  });
+
   it('same seed gives the same tokens; rollouts of one prompt share a prefill but differ by seed', async () => {
     const r = (seed: number) => req('A robot opens', { temperature: 1, topP: 0.95, topK: 50, seed, maxNewTokens: 16 });
     const a = await fast.generate([r(1), r(2), r(1), r(3)]);

@@ -35,3 +35,22 @@ await cmp('grpo train', buildTrainGraph(cfg, B, T, { kind: 'grpo', agg: 'seq-mea
 const ad: Record<string, HostTensor> = { step: scalar(3), lr: scalar(0.01) };
 for (const s of paramSpecs(cfg)) { ad[s.name] = f32(p[s.name], s.shape); ad[`grad.${s.name}`] = f32(p[s.name].map((x) => x * 10), s.shape); ad[`m.${s.name}`] = f32(p[s.name].map((x) => x), s.shape); ad[`v.${s.name}`] = f32(p[s.name].map((x) => x * x), s.shape); }
 await cmp('adamw', buildAdamWGraph(paramSpecs(cfg)).bytes, ad);
+
+// Device residency: params, moments and gradients stay in GPU buffers across steps.
+{
+  const { Model, makeLmBatch } = await import('../../src/engine/trainer-core');
+  const small = makeConfig('tiny', { vocab_size: 40, hidden_size: 32, intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 2, max_position_embeddings: 32 });
+  const batch = makeLmBatch([[1, 2, 3, 4, 5, 6, 7, 8, 9], [3, 4, 5, 6, 7, 8]], 8);
+  const a = new Model(small, cpu, initParams(small, 3));
+  const b = new Model(small, gpu, initParams(small, 3), { residency: 'device', outputLocation: 'gpu-buffer' });
+  let lossDiff = 0;
+  for (let i = 0; i < 3; i++) {
+    const ra = await a.trainStep(batch, { lr: 1e-2 }), rb = await b.trainStep(batch, { lr: 1e-2 });
+    lossDiff = Math.max(lossDiff, Math.abs(ra.loss - rb.loss));
+  }
+  await b.syncToHost();
+  let d = 0;
+  for (const k of Object.keys(a.params)) for (let i = 0; i < a.params[k].length; i++) d = Math.max(d, Math.abs(a.params[k][i] - b.params[k][i]));
+  console.log('gpu-resident training: 3 steps, loss diff', lossDiff.toExponential(2), 'max |cpu-gpu| params', d.toExponential(2));
+  if (!(d < 1e-3 && lossDiff < 1e-4)) process.exitCode = 1;
+}

@@ -6,13 +6,13 @@ import { spawnSync } from 'node:child_process';
 // environment at process start, so the check runs in a child process.
 const ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 describe.skipIf(!process.env.ENGINE_WEBGPU_TEST || !existsSync(ICD))('graphs on the WebGPU EP (SwiftShader)', () => {
-  it('inference, GRPO train and AdamW graphs match the CPU EP', () => {
+  it('inference, GRPO train and AdamW graphs and GPU-resident training match the CPU EP', () => {
     const r = spawnSync('npx', ['tsx', 'tests/engine/webgpu-check.ts'], {
       env: { ...process.env, LD_LIBRARY_PATH: '/usr/lib/chromium', VK_ICD_FILENAMES: ICD },
       encoding: 'utf8', timeout: 240_000,
     });
     console.log(r.stdout);
     expect(r.status, r.stderr.slice(-2000)).toBe(0);
-    expect(r.stdout.match(/max \|cpu-gpu\|/g)?.length).toBe(3);
+    expect(r.stdout.match(/max \|cpu-gpu\|/g)?.length).toBe(4);
   }, 300_000);
 });
