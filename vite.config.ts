@@ -11,6 +11,11 @@ export default defineConfig({
   server: { headers: isolation },
   preview: { headers: isolation },
   worker: { format: 'es' },
-  optimizeDeps: { exclude: ['onnxruntime-web'] },
+  optimizeDeps: {
+    exclude: ['onnxruntime-web'],
+    // Scan the worker too: otherwise its CommonJS deps (onnx-proto, jinja) are discovered only when the
+    // worker first loads, and the dev server re-optimises and reloads the page mid-session.
+    entries: ['index.html', 'src/worker/compute.worker.ts'],
+  },
   build: { target: 'es2022', chunkSizeWarningLimit: 4000 },
 });

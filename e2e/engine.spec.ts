@@ -1,11 +1,12 @@
 // Engine self-test in the browser worker (WebGPU on SwiftShader, and WASM) against the same code run in
-// Node on onnxruntime-node CPU as the reference. Tiny model, [2,16] batch: SwiftShader is slow.
+// Node on onnxruntime-node CPU as the reference. Tiny model, [2,16] batch: SwiftShader is slow. The WebGPU
+// page is opened without ?backend, so it also checks the auto choice, the status bar and the smoke graph.
 
 import { expect, test, type Page } from '@playwright/test';
 import { createNodeRuntime } from '../src/engine/runtime-node';
 import { engineSelfTest } from '../src/worker/selftest';
 import type { SelfTestResult } from '../src/worker/protocol';
-import { maxAbsDiff, openApp, shot } from './helpers';
+import { maxAbsDiff, nodeSmoke, openApp, shot } from './helpers';
 
 let ref: SelfTestResult;
 test.beforeAll(async () => {
@@ -43,10 +44,21 @@ async function runInPage(page: Page): Promise<SelfTestResult> {
   return JSON.parse((await table.getAttribute('data-json'))!) as SelfTestResult;
 }
 
-test('engine self-test on WebGPU (SwiftShader) matches Node', async ({ page }) => {
-  test.setTimeout(300_000);
-  const info = await openApp(page, '?backend=webgpu');
+test('auto picks WebGPU (SwiftShader fallback adapter); smoke graph and engine self-test match Node', async ({ page }) => {
+  test.setTimeout(420_000);
+  const info = await openApp(page);
   expect(info.kind).toBe('webgpu');
+  expect(info.requested).toBe('auto');
+  expect(info.adapter?.isFallbackAdapter).toBe(true);
+  await expect(page.getByTestId('backend-kind')).toHaveText('WebGPU');
+  const bar = page.getByTestId('statusbar');
+  await expect(bar).toContainText('isFallbackAdapter true');
+  await expect(bar).toContainText(info.adapter!.vendor || info.adapter!.architecture);
+  await page.screenshot({ path: shot('app-webgpu'), fullPage: true });
+  const smoke = await page.evaluate(() => window.__envace!.api.smokeTest());
+  expect(smoke.kind).toBe('webgpu');
+  expect(maxAbsDiff(smoke.output, await nodeSmoke())).toBeLessThan(1e-5);
+
   const got = await runInPage(page);
   console.log('webgpu', JSON.stringify({ loss: got.loss, gradNorm: got.gradNorm, lossAfter: got.lossAfter, sampled: got.sampledText, timings: got.timings }));
   await page.screenshot({ path: shot('selftest-webgpu'), fullPage: true });

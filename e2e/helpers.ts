@@ -1,7 +1,9 @@
 // Shared e2e helpers. Specs drive the page's own worker through window.__envace (the same RPCs the UI uses).
 
 import type { Page } from '@playwright/test';
+import * as ort from 'onnxruntime-node';
 import type { BackendInfo } from '../src/worker/protocol';
+import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from '../src/worker/smoke';
 
 /** Open the app with an optional ?backend= and wait until the worker reports its backend. */
 export async function openApp(page: Page, query = '', hash = ''): Promise<BackendInfo> {
@@ -24,4 +26,12 @@ export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 export function shot(name: string): string {
   return `test-results/screenshots/${name}.png`;
+}
+
+/** The smoke graph's output on onnxruntime-node CPU: the reference for both browser backends. */
+export async function nodeSmoke(): Promise<number[]> {
+  const s = await ort.InferenceSession.create(buildSmokeGraph());
+  const r = await s.run({ x: new ort.Tensor('float32', smokeInput(), [SMOKE_SHAPE.rows, SMOKE_SHAPE.inner]) });
+  await s.release();
+  return Array.from(r.y!.data as Float32Array);
 }

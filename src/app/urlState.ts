@@ -35,8 +35,7 @@ export const SCHEMA = {
   'r.turns': int(8, 1, 64),
   'r.max': int(128, 1, 4096),
   // Train
-  // The built-in tiny model's context holds 'files' prompts; 'retail' ones do not fit.
-  't.world': str('files'),
+  't.world': str('retail'),
   't.mode': en(MODES, 'rehearsal'),
   't.steps': int(20, 1, 100000),
   't.tasks': int(4, 1, 256),

@@ -32,6 +32,8 @@ const peakLr = Number(arg('lr') ?? 3e-3);
 const vocab = Number(arg('vocab') ?? 1024);
 const maxContext = Number(arg('context') ?? 1024);
 const prefix = arg('prefix') ?? 'envace';
+// Continue from an existing folder (its tokenizer and weights; optimizer moments start fresh).
+const initDir = arg('init');
 const BUCKETS = [128, 256, 512, 1024, 2048].filter((b) => b <= maxContext);
 
 const profile: PromptProfile = { ...TINY_PROFILE, rehearse: { ...TINY_PROFILE.rehearse, maxNewTokens: 320 } };
@@ -43,8 +45,9 @@ async function main() {
   log(`worlds ${worlds.join(',')}: ${trainTasks.length} train tasks, ${testTasks.length} held-out tasks`);
 
   // Pass 1 (character-count budget) gives the tokenizer corpus.
-  const rough = await sftExamples(trainTasks, { rollout: rolloutSettings(profile) });
-  const tokJson = trainBPE(rough.examples.map((e) => e.prompt + e.target), { vocabSize: vocab, specialTokens: DEFAULT_SPECIAL_TOKENS, addedTokens: PROTOCOL_TOKENS });
+  const init = initDir ? await loadModelFolder(initDir) : undefined;
+  const tokJson = init ? init.tokenizerJson : trainBPE((await sftExamples(trainTasks, { rollout: rolloutSettings(profile) })).examples.map((e) => e.prompt + e.target),
+    { vocabSize: vocab, specialTokens: DEFAULT_SPECIAL_TOKENS, addedTokens: PROTOCOL_TOKENS });
   const tok = new BPETokenizer(tokJson);
   log(`tokenizer: ${tok.vocabSize} tokens`);
 
@@ -57,8 +60,9 @@ async function main() {
   const summary: Record<string, unknown> = {};
   for (const size of sizes) {
     const name = `${prefix}-${size}`;
-    const cfg = makeConfig(size, { vocab_size: tok.vocabSize, max_position_embeddings: maxContext });
-    const model = new Model(cfg, nodeRuntime(), undefined, { seed, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
+    const cfg = init ? init.config : makeConfig(size, { vocab_size: tok.vocabSize, max_position_embeddings: maxContext });
+    const model = new Model(cfg, nodeRuntime(), init?.params, { seed, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
+    const priorSteps = Number((init?.rawConfig.envace as { steps?: number } | undefined)?.steps ?? 0);
     log(`\n${name}: ${countParams(cfg)} parameters, ${steps} steps of ${batchSize} rows`);
     const rng = new Rng(seed + 17);
     const bar = progress(steps, name);
@@ -83,7 +87,7 @@ async function main() {
     const dir = join(outDir, name);
     await writeModelFolder(dir, {
       config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
-      meta: { size, seed, steps, batch: batchSize, lr: peakLr, worlds, trainTasks: trainTasks.length, examples: rows.length, finalLoss: ema, trainSeconds: Math.round(secs), profile },
+      meta: { size, seed, steps: priorSteps + steps, init: initDir, batch: batchSize, lr: peakLr, worlds, trainTasks: trainTasks.length, examples: rows.length, finalLoss: ema, trainSeconds: Math.round(secs), profile },
     });
     const evals = await evaluateFolder(dir, testTasks, log);
     await writeFile(join(dir, 'eval.json'), JSON.stringify({ heldOutTasks: testTasks.length, curve, evals }, null, 2) + '\n');

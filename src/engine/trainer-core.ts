@@ -112,6 +112,21 @@ export class Model {
     }
   }
 
+  /** Replaces parameters and/or optimizer state (checkpoint resume); works in both residencies. */
+  setState(st: { params?: Params; m?: Params; v?: Params; step?: number }): void {
+    if (this.stale && !(st.params && st.m && st.v)) throw new Error('device state is newer than the host copy: syncToHost() before a partial setState');
+    if (st.params) this.params = st.params;
+    if (st.m) this.m = st.m;
+    if (st.v) this.v = st.v;
+    if (st.step !== undefined) this.step = st.step;
+    if (this.dev) {
+      for (const t of [...Object.values(this.dev.p), ...Object.values(this.dev.m), ...Object.values(this.dev.v)]) if (isNative(t)) t.dispose?.();
+      const wrap = (src: Params) => Object.fromEntries(this.specs.map((p) => [p.name, f32(src[p.name], p.shape) as Tensorish]));
+      this.dev = { p: wrap(this.params), m: wrap(this.m), v: wrap(this.v) };
+    }
+    this.stale = false;
+  }
+
   /** True when `params`/`m`/`v` lag behind device-resident state (call syncToHost). */
   get hostStale(): boolean { return this.stale; }
 

@@ -54,7 +54,8 @@ async function create(opts: InitOptions): Promise<WebRuntime> {
   ort.env.wasm.wasmPaths = { mjs: jsepMjsUrl, wasm: jsepWasmUrl };
   ort.env.wasm.numThreads = threads;
   ort.env.wasm.proxy = false; // proxy mode is broken under Vite, and we already are a worker
-  ort.env.logLevel = 'warning';
+  // 'error': ORT's 'warning' level reports every shape op it pins to CPU, which is expected and noise here.
+  ort.env.logLevel = 'error';
   if (probe.kind === 'webgpu' && probe.adapter) {
     // Hand ORT the adapter we described, so the status bar names the adapter that actually computes.
     (ort.env.webgpu as { adapter: unknown }).adapter = probe.adapter;

@@ -362,15 +362,17 @@ export function exportFolder(): ExportedFolder {
 /** Debug: hang the loop before `step` (a crash drill needs a worker that is provably mid-run when killed). */
 export function debugStallBefore(step: number): void { stallBefore = step; }
 
-/** Debug: the next step behaves as if the WebGPU device were lost (real loss: destroy the device). */
+/**
+ * Debug: the next WebGPU step behaves as if the device were lost (may be armed before a run starts);
+ * `real` destroys the device ORT uses instead, so the failure comes from the EP itself.
+ */
 export async function debugLoseDevice(real = false): Promise<string> {
-  if (!run) throw new Error('no run');
-  if (run.backend !== 'webgpu') return 'backend is not WebGPU: nothing to lose';
+  if (run && run.backend !== 'webgpu') return 'backend is not WebGPU: nothing to lose';
   if (real) {
     const device = await (ort.env.webgpu as unknown as { device: Promise<{ destroy(): void }> }).device;
     device.destroy();
     return 'device destroyed';
   }
   simulateLoss = true;
-  return 'next step will see a lost device';
+  return 'the next WebGPU step will see a lost device';
 }

@@ -5,6 +5,8 @@ import { SessionCache, bucketFor, f32, i32 } from '../../src/engine/runtime';
 import { Rng } from '../../src/engine/rng';
 import { rt } from './helpers';
 
+type VI = { name?: string | null; type?: { tensorType?: { shape?: { dim?: { dimParam?: string | null; dimValue?: unknown }[] | null } | null } | null } | null };
+
 describe('Rng', () => {
   it('is deterministic per seed and roughly standard normal', () => {
     const a = new Rng(42), b = new Rng(42), c = new Rng(43);
@@ -71,7 +73,7 @@ describe('runtime', () => {
       expect(Number(m.irVersion)).toBe(8);
       expect(Number(m.opsetImport[0].version)).toBe(17);
       const ops = new Set(m.graph!.node!.map((n) => n.opType));
-      const dims = (vs: onnxProto.onnx.IValueInfoProto[] | null | undefined) => Object.fromEntries(vs!.map((v) => [v.name, v.type!.tensorType!.shape!.dim!.map((d) => d.dimParam || Number(d.dimValue))]));
+      const dims = (vs: VI[] | null | undefined) => Object.fromEntries(vs!.map((v) => [v.name, v.type!.tensorType!.shape!.dim!.map((d) => d.dimParam || Number(d.dimValue))]));
       if (bytes.length > 100_000) { // the inference graph: HF / transformers.js dim names
         const ins = dims(m.graph!.input), outs = dims(m.graph!.output);
         expect(ins.input_ids).toEqual(['batch_size', 'sequence_length']);

@@ -66,4 +66,21 @@ describe('Model', () => {
     expect(moved).toBeGreaterThan(1e-3);
     await host.dispose(); await dev.dispose();
   });
+
+  it('setState resumes from a checkpoint (params, moments, step) in device residency', async () => {
+    const batch = makeLmBatch(seqs, T);
+    const a = new Model(cfg, rt, initParams(cfg, 6), { residency: 'device' });
+    for (let i = 0; i < 2; i++) await a.trainStep(batch, { lr: 1e-2 });
+    await a.syncToHost();
+    const snap = { params: { ...a.params }, m: { ...a.m }, v: { ...a.v }, step: a.step };
+    const b = new Model(cfg, rt, initParams(cfg, 99), { residency: 'device' });
+    b.setState({ params: Object.fromEntries(Object.entries(snap.params).map(([k, x]) => [k, x.slice()])), m: snap.m, v: snap.v, step: snap.step });
+    const ra = await a.trainStep(batch, { lr: 1e-2 }), rb = await b.trainStep(batch, { lr: 1e-2 });
+    expect(rb.loss).toBe(ra.loss);
+    expect(rb.gradNorm).toBe(ra.gradNorm);
+    await a.syncToHost(); await b.syncToHost();
+    expect(maxDiff(a.params['model.layers.0.mlp.up_proj.weight'], b.params['model.layers.0.mlp.up_proj.weight'])).toBe(0);
+    expect(() => a.setState({ step: 1 })).not.toThrow(); // host copy is current after syncToHost
+    await a.dispose(); await b.dispose();
+  });
 });

@@ -2,7 +2,7 @@
 // the page re-renders or switches tabs); the page sends start/pause/resume/step/stop and draws what the
 // worker streams. Settings live in the URL; runs (and their curves) in a localStorage-backed store.
 
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { VARIANTS, type VariantName } from '../../rl/advantages';
 import type { RunSpec } from '../../rl/session';
 import type { EvalMetrics, StepMetrics, TrainRequest } from '../../worker/protocol';
@@ -108,6 +108,14 @@ function Charts(props: { runs: RunRecord[] }) {
 
 // ---------- page ----------
 
+// e2e and console handle on the training worker (the crash drill kills it); set at import so it exists
+// whichever page the app opened on.
+{
+  const w = window as unknown as { __envace?: Record<string, unknown>; __envaceTrain?: unknown };
+  w.__envaceTrain = { killWorker, api: () => trainWorker().api, runs: () => useRuns.getState() };
+  if (w.__envace) Object.assign(w.__envace, { killWorker });
+}
+
 export function TrainPage() {
   const s = useApp((st) => st.settings);
   const set = useApp((st) => st.set);
@@ -117,14 +125,6 @@ export function TrainPage() {
   const active = runs.find((r) => r.runId === activeId) ?? null;
   const [exported, setExported] = useState<{ name: string; files: [string, Uint8Array][] } | null>(null);
   const variant = variantFor(s['t.mode'], s['t.adv']);
-
-  // e2e and console handle on the training worker (the crash drill kills it).
-  useEffect(() => {
-    const w = window as unknown as { __envace?: Record<string, unknown>; __envaceTrain?: unknown };
-    const hooks = { killWorker, api: () => trainWorker().api, runs: () => useRuns.getState() };
-    w.__envaceTrain = hooks;
-    if (w.__envace) Object.assign(w.__envace, { killWorker });
-  }, []);
 
   const modelUrl = s['t.model'] === TINY ? TINY : (models?.find((m) => m.name === s['t.model'])?.url ?? `/models/${s['t.model']}/`);
   const live = active ? isLive(active) && !active.interrupted : false;
