@@ -18,7 +18,9 @@
 //   --traces FILE          also write the trajectories as JSONL traces (src/agent/TRACES.md)
 //   --json                 machine-readable output on stdout
 
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { profileFromConfig, rolloutSettings } from '../agent/profile';
 import { formatForTokenizerConfig, type ChatFormat } from '../agent/chatTemplate';
 import { summarizeFidelity, trajectoryFidelity } from '../agent/fidelity';
 import { rollout, type RolloutConfig } from '../agent/rollout';
@@ -126,12 +128,15 @@ async function main(): Promise<void> {
   }
   const short = flag('short');
   const sampling = { temperature: num('temperature', 1), topP: num('top-p', 1), topK: num('top-k', 0) };
+  // A model folder carries the prompting profile it was trained with; prompting it any other way is off-distribution.
+  const profile = modelDir ? profileFromConfig(JSON.parse(readFileSync(join(modelDir, 'config.json'), 'utf8'))) : undefined;
   const cfg: RolloutConfig = {
     mode, policy, simulator, format, simulatorFormat: simFormat, seed: num('seed', 0),
-    act: { ...sampling, maxNewTokens: num('act-tokens', 192) },
-    rehearse: { ...sampling, maxNewTokens: num('rehearse-tokens', 384) },
-    actPrompt: short ? { maxHistory: 8 } : {},
-    rehearsePrompt: short ? { hints: 'same-tool', maxHistory: 4, style: 'short' } : {},
+    ...(profile ? rolloutSettings(profile) : {}),
+    act: { ...profile?.act, ...sampling, maxNewTokens: num('act-tokens', profile?.act.maxNewTokens ?? 192) },
+    rehearse: { ...profile?.rehearse, ...sampling, maxNewTokens: num('rehearse-tokens', profile?.rehearse.maxNewTokens ?? 384) },
+    actPrompt: profile ? profile.actPrompt : short ? { maxHistory: 8 } : {},
+    rehearsePrompt: profile ? profile.rehearsePrompt : short ? { hints: 'same-tool', maxHistory: 4, style: 'short' } : {},
     judgeOn: arg('judge-on') === 'real' ? 'real' : 'shown',
     errorsEndEpisode: !flag('keep-going'),
     onRound: ({ round, live, requests }) => { if (!flag('json')) process.stderr.write(`round ${round}: ${live} live, ${requests} generations\n`); },

@@ -69,6 +69,7 @@ const api = {
   trainExport: () => train.exportFolder(),
   trainDebugLoseDevice: (real?: boolean) => train.debugLoseDevice(real),
   trainDebugStallBefore: (step: number) => train.debugStallBefore(step),
+  trainDebugPoisonNextStep: () => train.debugPoisonNextStep(),
 
   // ---- benchmarks ----------------------------------------------------------------------------------
   bench: (req: BenchRequest) => engine.bench(need(), req),

@@ -62,6 +62,8 @@ let listener: TrainListener | null = null;
 let simulateLoss = false;
 /** Debug: the loop hangs before this step (1-based), as a wedged worker would, until it is terminated. */
 let stallBefore = 0;
+/** Debug: poison the policy before the next step so the trainer's NaN/Inf guard has something to catch. */
+let poisonNext = false;
 
 function checkpoints(): CheckpointStore {
   // Without IndexedDB (some private modes) runs still work, they just do not survive the worker.
@@ -180,6 +182,11 @@ async function oneStep(r: Run): Promise<void> {
     if (r.deviceLost) throw new Error(`WebGPU device lost: ${r.deviceLost}`);
     // The step-0 evaluation gives the curves their starting point.
     if (t.cfg.evalEvery > 0 && t.step === 0 && !t.evals.some((e) => e.step === 0)) await evaluateNow(r);
+    if (poisonNext) {
+      poisonNext = false;
+      t.actParams()['model.norm.weight']?.fill(Number.NaN);
+      log('debug: policy weights poisoned with NaN');
+    }
     deferred.deferring = true;
     deferred.wanted = false;
     const m = await t.trainStep();
@@ -358,6 +365,9 @@ export function exportFolder(): ExportedFolder {
   if (c.variant === 'per-role') for (const [p, b] of Object.entries(parts(trainer.rehearseParams()))) files[`rehearse/${p}`] = b;
   return { name: `${req.runId}-step${trainer.step}`, files };
 }
+
+/** Debug: NaN in the policy's final norm before the next step (the guard must skip the update). */
+export function debugPoisonNextStep(): void { poisonNext = true; }
 
 /** Debug: hang the loop before `step` (a crash drill needs a worker that is provably mid-run when killed). */
 export function debugStallBefore(step: number): void { stallBefore = step; }
