@@ -15,7 +15,7 @@ const HASH = `#/train?t.world=files&t.steps=${STEPS}&t.tasks=1&t.group=2&t.turns
 interface Hooks {
   killWorker(): number;
   runs(): { runs: RunRecord[]; activeId: string | null };
-  api(): { trainDebugStallBefore(step: number): Promise<void>; trainDebugLoseDevice(real?: boolean): Promise<string>; trainCheckpoint(id: string): Promise<Uint8Array | null>; trainExport(): Promise<{ name: string; files: Record<string, Uint8Array> }> };
+  api(): { trainDebugStallBefore(step: number): Promise<void>; trainDebugLoseDevice(real?: boolean): Promise<string>; trainDebugPoisonNextStep(): Promise<void>; trainCheckpoint(id: string): Promise<Uint8Array | null>; trainExport(): Promise<{ name: string; files: Record<string, Uint8Array> }> };
 }
 declare global { interface Window { __envaceTrain?: Hooks } }
 
@@ -60,6 +60,7 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
 
   await page.getByRole('button', { name: 'Resume', exact: true }).click();
   await expect(page.getByTestId('train-state')).toHaveText(/running|done/, { timeout: 120_000 }); // a fresh worker: ORT init + rebuild
+  mark('resumed in a fresh worker');
   const resumed = await activeRun(page);
   expect(resumed.status?.resumedFrom).toBe(ckAtKill); // continues from the checkpoint, not from 0
   await expect(page.getByTestId('train-log')).toContainText(`from its checkpoint at step ${ckAtKill}`);
@@ -112,6 +113,36 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
   expect(lines[0]).toMatch(/^run,variant,kind,step,reward/);
   expect(lines.length).toBe(1 + STEPS + done.evals.length);
   mark('round trips checked');
+
+  // A second run overlays the first. Its policy is poisoned before its only step: the trainer's NaN guard
+  // skips the update and the page says so.
+  await page.getByRole('button', { name: 'Pooled baseline' }).click();
+  await page.locator('#f-t\\.steps').fill('1');
+  await page.locator('#f-t\\.eval').fill('0');
+  await expect.poll(() => new URL(page.url()).hash).toContain('t.adv=pooled');
+  await page.evaluate(() => window.__envaceTrain!.api().trainDebugPoisonNextStep());
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(page.getByTestId('train-nan-guard')).toContainText('1 update skipped', { timeout: 90_000 });
+  mark('second run: NaN guard shown');
+  await expect(page.getByTestId('train-state')).toHaveText('done', { timeout: 60_000 });
+  const second = await activeRun(page);
+  expect(second.request.spec.variant).toBe('pooled');
+  expect(second.history.map((m) => [m.step, m.skipped])).toEqual([[1, true]]);
+  const gradLines = page.getByTestId('chart-grad-norm').locator('.recharts-line');
+  await expect(gradLines).toHaveCount(2);
+  await page.getByTestId('train-run-row').first().locator('input[type=checkbox]').uncheck();
+  await expect(gradLines).toHaveCount(1);
+  await page.getByTestId('train-run-row').first().locator('input[type=checkbox]').check();
+  await page.screenshot({ path: shot('train-overlay-nan-guard'), fullPage: true });
+
+  mark('overlay toggled');
+  // Reload: settings from the URL, runs and curves from localStorage.
+  await page.reload();
+  await expect(page.getByTestId('train-run-row')).toHaveCount(2, { timeout: 30_000 });
+  await expect(page.getByTestId('train-run-row').nth(0)).toContainText('done');
+  await expect(page.locator('#f-t\\.adv')).toHaveValue('pooled');
+  await expect(page.getByTestId('chart-grad-norm').locator('.recharts-line')).toHaveCount(2);
+  mark('overlay, NaN guard and reload checked');
 });
 
 test('WebGPU smoke: a lost device moves the run to WASM, reported, and it continues', async ({ page }) => {

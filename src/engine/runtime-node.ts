@@ -13,7 +13,9 @@ export interface NodeRuntimeOptions {
 }
 
 export function createNodeRuntime(opts: NodeRuntimeOptions = {}): Runtime {
-  const base: Record<string, unknown> = { executionProviders: ['cpu'], graphOptimizationLevel: 'all' };
+  // Memory patterns make the second run of every new session/shape as slow as the first (the
+  // pattern is recorded then); steady state measured the same without, and we create many buckets.
+  const base: Record<string, unknown> = { executionProviders: ['cpu'], graphOptimizationLevel: 'all', enableMemPattern: false };
   if (opts.threads) base.intraOpNumThreads = opts.threads;
   if (!opts.spin) base.extra = { session: { 'intra_op.allow_spinning': '0', 'inter_op.allow_spinning': '0' } };
   return createOrtRuntime(ort as unknown as OrtLike, { kind: 'cpu', detail: `onnxruntime-node ${ort.env.versions?.common ?? ''} cpu` }, base);

@@ -59,6 +59,9 @@ export async function loadModel(rt: WebRuntime, url: string): Promise<LoadedMode
   const abs = new URL(url, self.location.origin).href;
   const folder = await loadModelFolder(fetchFileSource(abs));
   const sampler = await samplerFromFolder(folder, rt.runtime, { mode: 'fast' });
+  // One throwaway token: ORT allocates and (on WebGPU) compiles on a session's first runs, which would
+  // otherwise be billed to the user's first sample and its tok/s.
+  await sampler.generate([{ prompt: 'a', maxNewTokens: 2, temperature: 0, topP: 1, topK: 0, stop: [], seed: 0 }]);
   const info: LoadedModel = {
     name: url.replace(/\/+$/, '').split('/').pop() ?? url,
     url,

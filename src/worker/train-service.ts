@@ -191,7 +191,6 @@ async function oneStep(r: Run): Promise<void> {
     deferred.wanted = false;
     const m = await t.trainStep();
     emit({ type: 'step', runId: r.req.runId, metrics: m });
-    if (m.skipped) log(m.note ?? `step ${m.step} skipped`);
     if (t.cfg.evalEvery > 0 && (t.step % t.cfg.evalEvery === 0 || t.step === t.cfg.steps)) await evaluateNow(r);
     deferred.deferring = false;
     if (deferred.wanted || t.step === t.cfg.steps) await save(r);

@@ -58,7 +58,7 @@ export function ModelsPage() {
               </div>
               <div>
                 <div className="subhead">files ({fmtBytes(selected.totalBytes)})</div>
-                <table className="kv"><tbody>
+                <table className="kv files"><tbody>
                   {selected.files.map((f) => <tr key={f.path}><th>{f.path}</th><td>{fmtBytes(f.bytes)}</td></tr>)}
                 </tbody></table>
               </div>

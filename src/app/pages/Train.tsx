@@ -2,7 +2,7 @@
 // the page re-renders or switches tabs); the page sends start/pause/resume/step/stop and draws what the
 // worker streams. Settings live in the URL; runs (and their curves) in a localStorage-backed store.
 
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { VARIANTS, type VariantName } from '../../rl/advantages';
 import type { RunSpec } from '../../rl/session';
 import type { EvalMetrics, StepMetrics, TrainRequest } from '../../worker/protocol';
@@ -82,7 +82,14 @@ const evalLine = (r: RunRecord, k: EvalKey, suffix = '', dashed = false): ChartL
 });
 const trainsRehearse = (r: RunRecord) => VARIANTS[r.request.spec.variant ?? 'envace'].trainRoles.includes('rehearse');
 
-function Charts(props: { runs: RunRecord[] }) {
+// Eleven charts are the page's main-thread cost; log lines, checkpoint notices and status changes must
+// not redraw them (on a loaded machine that lag delayed event handling by seconds).
+const Charts = memo(ChartsInner, (a, b) => a.runs.length === b.runs.length && a.runs.every((r, i) => {
+  const o = b.runs[i];
+  return r.runId === o.runId && r.history === o.history && r.evals === o.evals && r.color === o.color && r.label === o.label;
+}));
+
+function ChartsInner(props: { runs: RunRecord[] }) {
   const runs = props.runs;
   const skipped = [...new Set(runs.flatMap((r) => r.history.filter((m) => m.skipped).map((m) => m.step)))];
   const perRole = (a: StepKey, b: StepKey) => runs.flatMap((r) => [stepLine(r, a, ' act'), ...(trainsRehearse(r) ? [stepLine(r, b, ' rehearse', true)] : [])]);
