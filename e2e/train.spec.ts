@@ -9,7 +9,7 @@ import type { EvalMetrics, StepMetrics } from '../src/rl/trainer';
 import type { RunRecord } from '../src/app/components/train/runs';
 import { openApp, shot } from './helpers';
 
-const STEPS = 4;
+const STEPS = 3;
 const HASH = `#/train?t.world=files&t.steps=${STEPS}&t.tasks=1&t.group=2&t.turns=2&t.max=8&t.mb=4&t.lr=0.01&t.seed=3&t.eval=2&t.evaltasks=1&t.ckpt=1`;
 
 interface Hooks {
@@ -39,20 +39,20 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
   const mark = (what: string) => console.log(`[train.spec] ${what} at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   await openApp(page, '?backend=wasm', HASH);
   await expect(page.getByTestId('train-variant')).toContainText('EnvACE');
-  // Crash drill: the worker hangs before step 3 (so it is provably mid-run, whatever the machine's load
-  // does to the page's view of its progress) and is then terminated; its checkpoint @2 is in IndexedDB.
-  await page.evaluate(() => window.__envaceTrain!.api().trainDebugStallBefore(3));
+  // Crash drill: the worker hangs before step 2 (so it is provably mid-run, whatever the machine's load
+  // does to the page's view of its progress) and is then terminated; its checkpoint @1 is in IndexedDB.
+  await page.evaluate(() => window.__envaceTrain!.api().trainDebugStallBefore(2));
   await page.getByRole('button', { name: 'Start', exact: true }).click();
-  await expect(page.getByTestId('train-log')).toContainText('hanging before step 3', { timeout: 150_000 });
-  await expect.poll(async () => (await activeRun(page)).checkpointStep).toBe(2);
+  await expect(page.getByTestId('train-log')).toContainText('hanging before step 2', { timeout: 150_000 });
+  await expect.poll(async () => (await activeRun(page)).checkpointStep).toBe(1);
   await page.evaluate(() => window.__envaceTrain!.killWorker());
-  mark('first checkpoint, worker killed');
+  mark('checkpoint @1, worker killed');
   const killed = await activeRun(page);
   const ckAtKill = killed.checkpointStep;
   const historyAtKill = killed.history.filter((m) => m.step <= ckAtKill);
   await expect(page.getByTestId('train-state')).toHaveText('interrupted');
   expect(killed.status?.backend).toBe('wasm');
-  expect(killed.history.map((m) => m.step)).toEqual([1, 2]);
+  expect(killed.history.map((m) => m.step)).toEqual([1]);
   expect(killed.status?.state).toBe('paused'); // shown as interrupted: the worker is gone
   await expect(page.getByTestId('chart-reward-role').locator('path.recharts-line-curve').first()).toHaveAttribute('d', /^M/);
   await page.screenshot({ path: shot('train-killed'), fullPage: true });
@@ -69,13 +69,13 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
   await expect(page.getByTestId('train-step')).toHaveText(`step ${STEPS} / ${STEPS}`);
 
   const done = await activeRun(page);
-  expect(done.history.map((m: StepMetrics) => m.step)).toEqual([1, 2, 3, 4]);
+  expect(done.history.map((m: StepMetrics) => m.step)).toEqual([1, 2, 3]);
   // The steps before the kill came back from the checkpoint unchanged.
   for (const m of historyAtKill) {
     const again = done.history.find((h) => h.step === m.step)!;
     expect({ loss: again.loss, reward: again.reward, rows: again.rows, gradNorm: again.gradNorm }).toEqual({ loss: m.loss, reward: m.reward, rows: m.rows, gradNorm: m.gradNorm });
   }
-  expect(done.evals.map((e: EvalMetrics) => e.step)).toEqual([0, 2, 4]);
+  expect(done.evals.map((e: EvalMetrics) => e.step)).toEqual([0, 2, 3]);
   for (const id of ['reward-role', 'adv-mean', 'adv-abs', 'success', 'fidelity', 'kl', 'entropy', 'grad-norm', 'tokens-per-s', 'seconds-per-step']) {
     // A flat line has an empty bounding box (Playwright calls it hidden): check the drawn path instead.
     await expect(page.getByTestId(`chart-${id}`).locator('path.recharts-line-curve').first()).toHaveAttribute('d', /^M/);
@@ -90,7 +90,7 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
   expect(ck.runId).toBe(done.runId);
   expect(ck.step).toBe(STEPS);
   const meta = ck.meta as { history: StepMetrics[]; evals: EvalMetrics[]; config: { variant: string; seed: number } };
-  expect(meta.history.map((m) => m.step)).toEqual([1, 2, 3, 4]);
+  expect(meta.history.map((m) => m.step)).toEqual([1, 2, 3]);
   expect(meta.history.map((m) => m.loss)).toEqual(done.history.map((m) => m.loss));
   expect(meta.config).toMatchObject({ variant: 'envace', seed: 3 });
   expect(Object.keys(ck.tensors).sort()).toEqual(['0.m', '0.params', '0.v']);

@@ -2,7 +2,7 @@
 // the page re-renders or switches tabs); the page sends start/pause/resume/step/stop and draws what the
 // worker streams. Settings live in the URL; runs (and their curves) in a localStorage-backed store.
 
-import { memo, useState } from 'react';
+import { memo, useEffect, useState } from 'react';
 import { VARIANTS, type VariantName } from '../../rl/advantages';
 import type { RunSpec } from '../../rl/session';
 import type { EvalMetrics, StepMetrics, TrainRequest } from '../../worker/protocol';
@@ -132,6 +132,9 @@ export function TrainPage() {
   const active = runs.find((r) => r.runId === activeId) ?? null;
   const [exported, setExported] = useState<{ name: string; files: [string, Uint8Array][] } | null>(null);
   const variant = variantFor(s['t.mode'], s['t.adv']);
+
+  // Start the training worker's ORT init while the user reads the settings, not after Start.
+  useEffect(() => { trainWorker(); }, []);
 
   const modelUrl = s['t.model'] === TINY ? TINY : (models?.find((m) => m.name === s['t.model'])?.url ?? `/models/${s['t.model']}/`);
   const live = active ? isLive(active) && !active.interrupted : false;
