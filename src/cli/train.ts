@@ -93,5 +93,5 @@ async function main() {
   }
 }
 
-const isMain = process.argv[1]?.endsWith('train.ts');
+const isMain = /(^|[\/])train.ts$/.test(process.argv[1] ?? '');
 if (isMain) main().catch((e) => { console.error(e); process.exit(1); });

@@ -136,8 +136,6 @@ export interface RolloutRequest {
 
 export interface WorldInfo { name: string; description: string; tools: number; testTasks: string[]; trainTasks: string[] }
 
-export type AdvantageMode = 'role-wise' | 'pooled' | 'per-role';
-
 /** A training run as the page describes it; stored next to its checkpoint so a fresh worker can resume it. */
 export interface TrainRequest {
   runId: string;

@@ -1,6 +1,6 @@
-// Engine self-test: the `tiny` model, one training step (train graph + AdamW graph, via the engine's
-// Model) and one sampling call (the engine's Sampler over its ORT KV-cache model), all through whatever
-// Runtime is passed in. Pure TypeScript with no DOM, so the browser worker (runtime-web) and the
+// Engine self-test: the `tiny` preset (1 layer by default), one training step (train graph + AdamW graph,
+// via the engine's Model) and one sampling call (the engine's Sampler over its ORT KV-cache model), all
+// through whatever Runtime is passed in. Pure TypeScript with no DOM, so the browser worker (runtime-web) and the
 // Playwright spec (runtime-node, as the reference) run exactly the same code and can be compared.
 
 import { makeConfig } from '../engine/decoder';
@@ -18,9 +18,14 @@ export interface SelfTestOptions {
   /** Greedy tokens to sample after the update. */
   sampleTokens?: number;
   lr?: number;
+  /**
+   * Decoder layers (the tiny preset has 2). Default 1: stacking repeats the same code path, and each layer
+   * adds kernels that SwiftShader compiles on first run, which is most of the WebGPU e2e time.
+   */
+  layers?: number;
 }
 
-export const SELFTEST_DEFAULTS = { seed: 1, batch: 2, seqLen: 16, sampleTokens: 6, lr: 1e-2 } as const;
+export const SELFTEST_DEFAULTS = { seed: 1, batch: 2, seqLen: 16, sampleTokens: 6, lr: 1e-2, layers: 1 } as const;
 
 // A fixed corpus for the tokenizer and the batch: repetitive, so one step already lowers the loss.
 const CORPUS = 'the cat sat on the mat. the dog sat on the log. the cat and the dog sat on the mat and the log. ';
@@ -35,7 +40,7 @@ export async function engineSelfTest(rt: Runtime, opts: SelfTestOptions = {}): P
     try { return await f(); } finally { timings[k] = (timings[k] ?? 0) + now() - t0; }
   };
 
-  const cfg = makeConfig('tiny');
+  const cfg = makeConfig('tiny', { num_hidden_layers: o.layers });
   const tok = await time('tokenizer', () => new BPETokenizer(trainBPE(CORPUS.repeat(4), { vocabSize: cfg.vocab_size, minFrequency: 2 })));
   const ids = tok.encode(CORPUS.repeat(3));
   const B = o.batch, T = o.seqLen;
