@@ -1,41 +1,74 @@
-// Rollout and Benchmarks pages: K trajectories of a built-in world task with the fixture model as policy,
-// and a small held-out evaluation, run in the worker (WASM), rendered, and identical to the same calls in
-// Node. One page (one worker start) for both: WASM init is the slow part on a loaded 2-core box.
+// Rollout page (and the Benchmarks run that shares its worker start). WASM: K trajectories with the e2e
+// fixture as policy, identical to Node; then the shipped envace-tiny (the page's default, the one model
+// here that emits tool calls) stepped one generation at a time, each step a prefix of the next and of the
+// full Run; rehearsed-vs-real panels; trace save → load (file chooser), bad and reference-dump files by
+// drop; the view restored from its link. WebGPU (SwiftShader): one short run and one step.
 
+import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { evaluate } from '../src/agent/evaluate';
 import { profileFromConfig, rolloutSettings } from '../src/agent/profile';
 import { rolloutGroups } from '../src/agent/rollout';
+import { importTraces } from '../src/agent/traces';
 import type { Trajectory } from '../src/agent/types';
 import { loadModelFolder } from '../src/engine/modelFolder';
 import { createNodeRuntime } from '../src/engine/runtime-node';
 import { samplerFromFolder } from '../src/engine/sampler';
-import { getWorld } from '../src/envs/worlds';
+import { getWorld, taskById } from '../src/envs/worlds';
 import { openApp, shot } from './helpers';
 
 const NAME = 'e2e-tiny';
 const K = 2, SEED = 5, MAX = 12, TURNS = 2;
+// envace-tiny, greedy, on this task: act, rehearse (exact), act, rehearse, act → 5 generations.
+const SHIPPED = 'envace-tiny', STEP_TASK = 'files-40', STEP_HASH = `#/rollout?r.world=files&r.task=${STEP_TASK}&r.k=1&r.temp=0&r.turns=4`;
 
-test('rollout and evaluation in the worker match Node and render', async ({ page }) => {
-  const folder = await loadModelFolder(path.resolve('tmp/e2e-models', NAME));
+async function nodeRollout(dir: string, taskId: string | null, k: number, seed: number, temperature: number, maxNew: number | null, turns: number): Promise<Trajectory[]> {
+  const folder = await loadModelFolder(path.resolve(dir));
   const policy = await samplerFromFolder(folder, createNodeRuntime({ threads: 1 }), { mode: 'fast' });
-  const task = getWorld('retail').tasks({ split: 'test', count: 1 })[0]!;
-  const settings = rolloutSettings(profileFromConfig(folder.rawConfig));
-  const ref = await rolloutGroups([task], K, {
-    ...settings, mode: 'rehearsal', policy, seed: SEED,
-    act: { ...settings.act, temperature: 1, maxNewTokens: MAX }, rehearse: { ...settings.rehearse, temperature: 1, maxNewTokens: MAX },
-    limits: { ...settings.limits, maxAssistantTurns: TURNS },
-  });
-  await policy.release();
+  const task = taskId ? taskById(taskId) : getWorld('retail').tasks({ split: 'test', count: 1 })[0]!;
+  const s = rolloutSettings(profileFromConfig(folder.rawConfig));
+  const over = (c: object | undefined) => ({ ...c, temperature, topP: 1, topK: 0, ...(maxNew !== null ? { maxNewTokens: maxNew } : {}) });
+  try {
+    return await rolloutGroups([task], k, { ...s, mode: 'rehearsal', policy, seed, act: over(s.act), rehearse: over(s.rehearse), limits: { ...s.limits, maxAssistantTurns: turns } });
+  } finally { await policy.release(); }
+}
+
+/** (step, generated text) of every card in the shown trajectory, in timeline order. */
+async function shownRows(page: Page): Promise<[number, string][]> {
+  return page.$$eval('[data-testid=trajectory] [data-step]', (els) => els
+    .map((e) => {
+      // The kept text only: spans after the stop string are shown but are not the row's text.
+      const pre = e.querySelector('.gen-text');
+      const text = pre ? Array.from(pre.childNodes).filter((n) => !(n instanceof HTMLElement && n.classList.contains('tok-stop'))).map((n) => n.textContent).join('') : '';
+      return [Number((e as HTMLElement).dataset.step), text] as [number, string];
+    })
+    .sort((a, b) => a[0] - b[0]));
+}
+
+async function dropFile(page: Page, name: string, text: string): Promise<void> {
+  await page.evaluate(([n, t]) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t!], n!, { type: 'application/x-ndjson' }));
+    document.querySelector('[data-testid=drop-zone]')!.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, [name, text]);
+}
+
+test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', async ({ page }) => {
+  const t0 = Date.now();
+  const lap = (what: string) => console.log(`[rollout wasm] ${what}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const ref = await nodeRollout(path.join('tmp/e2e-models', NAME), null, K, SEED, 1, MAX, TURNS);
 
   await openApp(page, '?backend=wasm', `#/rollout?m.model=${NAME}&r.k=${K}&r.seed=${SEED}&r.max=${MAX}&r.turns=${TURNS}`);
-  await page.getByRole('button', { name: 'Run rollout' }).click();
+  await expect(page.getByTestId('rollout-backend')).toHaveText('wasm');
+  await expect(page.getByTestId('task-meta')).toContainText('test');
+  lap('open');
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
   const timeline = page.getByTestId('rollout-timeline');
-  await expect(timeline.locator('.traj-head')).toBeVisible({ timeout: 120_000 });
+  await expect(timeline.getByTestId('termination')).toHaveText(ref[0]!.terminatedBy, { timeout: 120_000 });
   await expect(timeline.locator('.traj-picker button')).toHaveCount(K);
-  await expect(timeline.locator('.traj-head')).toContainText(`ended by ${ref[0]!.terminatedBy}`);
   await page.screenshot({ path: shot('rollout-run'), fullPage: true });
+  lap('fixture run');
 
   // Same numbers as Node: compare the worker's trajectories (fetched through the same RPC) field by field.
   const got = await page.evaluate(async ([u, k, s, m, t]) => window.__envace!.api.rollout({
@@ -45,8 +78,97 @@ test('rollout and evaluation in the worker match Node and render', async ({ page
   expect(got.map((t) => t.terminatedBy)).toEqual(ref.map((t) => t.terminatedBy));
   expect(got.map((t) => t.rows.map((r) => r.text))).toEqual(ref.map((t) => t.rows.map((r) => r.text)));
   expect(got.map((t) => t.reward)).toEqual(ref.map((t) => t.reward));
+  // Per-token strings: one per output id, and together the raw output the row's text was cut from.
+  for (const r of got.flatMap((t) => t.rows)) {
+    expect(r.outputTokens).toHaveLength(r.outputIds.length);
+    expect(r.outputTokens!.join('').startsWith(r.text.replace(/\uFFFD+$/, ''))).toBe(true);
+  }
+
+  // ---- the shipped model, default selection, stepped ----------------------------------------------
+  const shippedRef = (await nodeRollout(`models/${SHIPPED}`, STEP_TASK, 1, 0, 0, null, 4))[0]!;
+  expect(shippedRef.rows.length).toBeGreaterThanOrEqual(4);
+  await page.goto(`/?backend=wasm${STEP_HASH}`); // hash-only change: same document, worker stays warm
+  await expect(page.locator('#f-m\\.model')).toHaveValue(SHIPPED);
+  await expect(page.getByTestId('task-meta')).toContainText(/test · \d/);
+  const stepButton = page.getByRole('button', { name: /^Step/ });
+  let prev: [number, string][] = [];
+  for (let k = 1; k <= 3; k++) {
+    await stepButton.click();
+    await expect(page.getByTestId('run-status')).toContainText(`${k} generation`, { timeout: 60_000 });
+    await expect(page.getByTestId('run-status')).toContainText('1 sampled now');
+    const rows = await shownRows(page);
+    expect(rows.map((r) => r[0])).toEqual(Array.from({ length: k }, (_, i) => i));
+    expect(rows.slice(0, prev.length)).toEqual(prev);
+    prev = rows;
+    if (k === 2) {
+      // The Rehearse row: imagined beside the real (shadow) result, with fidelity numbers and the field diff.
+      const reh = page.getByTestId('rehearse-row').first();
+      await expect(reh.getByTestId('imagined-panel')).toBeVisible();
+      await expect(reh.getByTestId('real-panel')).not.toContainText('not recorded');
+      await expect(reh.getByTestId('fidelity')).toContainText('field F1');
+      await expect(reh.getByTestId('field-diff').locator('tbody tr').first()).toBeAttached();
+    }
+  }
+  await expect(page.getByTestId('in-progress')).toContainText('step 3');
+  expect(page.url()).toContain('r.gen=3');
+  await expect(page.locator('.tok').first()).toHaveAttribute('title', /logprob -?\d/);
+  await page.screenshot({ path: shot('rollout-step-3'), fullPage: true });
+  lap('3 steps');
+
+  // Save the stepped view, load it back through the file chooser.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('save-traces').click()]);
+  const saved = await download.path();
+  const text = fs.readFileSync(saved!, 'utf8');
+  const parsed = importTraces(text);
+  expect(parsed.errors).toEqual([]);
+  expect(parsed.trajectories[0]!.rows.map((r) => r.text)).toEqual(prev.map((r) => r[1]));
+  const shareUrl = (await page.getByTestId('share-link').getAttribute('href'))!;
+
+  // The whole rollout: an independent computation (no memo), whose prefix the steps were.
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await expect(timeline.getByTestId('termination')).toHaveText(shippedRef.terminatedBy, { timeout: 60_000 });
+  const full = await shownRows(page);
+  expect(full.map((r) => r[1])).toEqual(shippedRef.rows.map((r) => r.text));
+  expect(full.slice(0, 3)).toEqual(prev);
+  await expect(page.getByTestId('checklist').first()).toBeVisible();
+  await page.screenshot({ path: shot('rollout-full'), fullPage: true });
+
+  await page.getByTestId('trace-file').setInputFiles({ name: download.suggestedFilename(), mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
+  await expect(page.getByTestId('loaded-file')).toContainText('1 trajectory');
+  expect(await shownRows(page)).toEqual(prev);
+  await expect(page.getByTestId('imagined-panel').first()).toBeVisible();
+
+  // A broken file: line-numbered problems, nothing replaced, no crash.
+  await dropFile(page, 'broken.jsonl', `not json\n${text.trim()}\n{"v":1,"taskId":3}\n`);
+  await expect(page.getByTestId('load-errors')).toContainText('invalid JSON');
+  await expect(page.getByTestId('load-errors').locator('tbody tr').first().locator('td').first()).toHaveText('1');
+  await expect(page.getByTestId('load-errors')).toContainText('$.taskId');
+  await dropFile(page, 'garbage.bin', '\u0000\u0001{{{');
+  await expect(page.getByTestId('load-errors')).toContainText('nothing loaded');
+  await page.screenshot({ path: shot('rollout-load-errors'), fullPage: true });
+  // The reference code's verl dump format goes through importReferenceDump.
+  const dump = `${JSON.stringify({ input: 'system\nYou help.\nuser\nWhere is my order?\nassistant\n', output: '<think>look it up</think>It is on its way.', score: 0.5, step: 3 })}\n`;
+  await dropFile(page, 'step3.jsonl', dump);
+  await expect(page.getByTestId('loaded-file')).toContainText('reference-dump records');
+  await expect(page.getByTestId('act-row')).toHaveCount(1);
+  lap('traces');
+
+  // The link reproduces the stepped view in a fresh page (new worker): same controls, same 3 generations.
+  expect(shareUrl).toContain('autorun=1');
+  const fresh = await page.context().newPage();
+  const link = new URL(shareUrl);
+  await openApp(fresh, link.search, link.hash);
+  await expect(fresh.getByTestId('in-progress')).toContainText('step 3', { timeout: 60_000 });
+  expect(await shownRows(fresh)).toEqual(prev);
+  await expect(fresh.locator('#f-r\\.task')).toHaveValue(STEP_TASK);
+  await expect(fresh.locator('#f-r\\.temp')).toHaveValue('0');
+  await fresh.screenshot({ path: shot('rollout-from-url'), fullPage: true });
+  await fresh.close();
+  lap('url restore');
 
   // Benchmarks: 2 test tasks, greedy, real environment.
+  const folder = await loadModelFolder(path.resolve('tmp/e2e-models', NAME));
+  const settings = rolloutSettings(profileFromConfig(folder.rawConfig));
   const tasks = getWorld('retail').tasks({ split: 'test', count: 2 });
   const policy2 = await samplerFromFolder(folder, createNodeRuntime({ threads: 1 }), { mode: 'fast' });
   const { result } = await evaluate(tasks, policy2, {
@@ -66,4 +188,22 @@ test('rollout and evaluation in the worker match Node and render', async ({ page
     success: result.success, outcome: result.outcome, checklist: result.checklist, passAtK: result.passAtK,
   }));
   await page.screenshot({ path: shot('benchmarks-run'), fullPage: true });
+  lap('benchmarks');
+});
+
+test('rollout on WebGPU (default backend): a short run and a step', async ({ page }) => {
+  const t0 = Date.now();
+  const info = await openApp(page, '', `${STEP_HASH}&r.max=16`);
+  expect(info.kind).toBe('webgpu');
+  await expect(page.getByTestId('rollout-backend')).toHaveText('webgpu');
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await expect(page.getByTestId('rollout-timeline').getByTestId('termination')).not.toBeEmpty({ timeout: 120_000 });
+  const full = await shownRows(page);
+  expect(full.length).toBeGreaterThan(0);
+  await page.getByRole('button', { name: /^Step/ }).click();
+  await expect(page.getByTestId('run-status')).toContainText('1 generation', { timeout: 60_000 });
+  const stepped = await shownRows(page);
+  expect(stepped).toEqual(full.slice(0, 1));
+  await page.screenshot({ path: shot('rollout-webgpu'), fullPage: true });
+  console.log(`[rollout webgpu] ${((Date.now() - t0) / 1000).toFixed(1)} s, ${full.length} generations`);
 });

@@ -14,6 +14,7 @@ const HASH = `#/train?t.world=files&t.steps=${STEPS}&t.tasks=1&t.group=2&t.turns
 
 interface Hooks {
   killWorker(): number;
+  ready(): Promise<unknown>;
   runs(): { runs: RunRecord[]; activeId: string | null };
   api(): { trainDebugStallBefore(step: number): Promise<void>; trainDebugLoseDevice(real?: boolean): Promise<string>; trainDebugPoisonNextStep(): Promise<void>; trainCheckpoint(id: string): Promise<Uint8Array | null>; trainExport(): Promise<{ name: string; files: Record<string, Uint8Array> }> };
 }
@@ -147,12 +148,13 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
   mark('overlay, NaN guard and reload checked');
 });
 
-test('WebGPU smoke: a lost device moves the run to WASM, reported, and it continues', async ({ page }) => {
+test('WebGPU smoke: a destroyed device moves the run to a fresh WASM worker, reported, and it continues', async ({ page }) => {
   const info = await openApp(page, '?backend=webgpu', `#/train?t.world=files&t.steps=1&t.tasks=1&t.group=2&t.turns=2&t.max=8&t.mb=4&t.seed=3&t.eval=0&t.ckpt=1`);
   test.skip(info.kind !== 'webgpu', `no WebGPU here (${info.reason})`);
-  // Armed before the start, the loss hits the first step before it touches the GPU: SwiftShader is far
-  // too slow for a training step, and the path under test is the switch, not WebGPU numerics.
-  await page.evaluate(() => window.__envaceTrain!.api().trainDebugLoseDevice());
+  // Destroyed before the start, the device fails the first step's first GPU call: SwiftShader is far too
+  // slow for a training step, and the path under test is the recovery, not WebGPU numerics. ORT-web does
+  // not throw on a destroyed device (its reads hang), so this also proves the device.lost watchdog.
+  expect(await page.evaluate(async () => { const h = window.__envaceTrain!; await h.ready(); return h.api().trainDebugLoseDevice(true); })).toBe('device destroyed');
   await page.getByRole('button', { name: 'Start', exact: true }).click();
   await expect(page.getByTestId('train-backend-switch')).toContainText('webgpu → wasm', { timeout: 120_000 });
   await expect(page.getByTestId('train-state')).toHaveText('done', { timeout: 150_000 });

@@ -16,7 +16,7 @@ import { judgeEpisode, judgeTurn, type AssistantStep } from '../envs/judges';
 import { compactFormat, stripStop, type ChatFormat } from './chatTemplate';
 import { compareResults } from './fidelity';
 import { actPrompt, actSystem, rehearsePrompt, referenceHints, type ActPromptOptions, type Hint, type RehearsePromptOptions } from './prompts';
-import { ACT_ERROR_CODES, actMessage, errorText, parseAct, parseRehearse, REHEARSE_ERROR_CODES, resultError, VALIDATION_CODES } from './protocol';
+import { ACT_ERROR_CODES, actMessage, errorText, parseAct, parseRehearse, REHEARSE_ERROR_CODES, resultError, toResultJson, VALIDATION_CODES } from './protocol';
 import type { Row, RolloutMode, Termination, Trajectory } from './types';
 
 /** One assistant step of a user turn, as the checklist judge sees it (src/envs/judges.ts). */
@@ -278,7 +278,9 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
       let err: ToolError | undefined;
       for (const c of p.calls) {
         const obs = safeCall(l.env!, c);
-        l.conversation.push({ role: 'tool', name: c.name, content: obs.text, error: obs.error || undefined });
+        // The policy sees every tool result in the canonical form the Rehearse role writes, whoever produced
+        // it: real and imagined observations then look alike, and one SFT distribution serves all modes.
+        l.conversation.push({ role: 'tool', name: c.name, content: toResultJson(obs.text), error: obs.error || undefined });
         l.turnSteps.push({ call: c, result: obs });
         const e = resultError(obs.text);
         if (!err && isFatal(e)) err = e;

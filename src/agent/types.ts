@@ -24,6 +24,8 @@ export interface Row {
   callIndex?: number;
   /** Rehearse rows produced by a frozen external simulator (mode 'simulator'): not policy samples. */
   frozen?: boolean;
+  /** The text of each output token (decoded by the producer's tokenizer; joined they give the raw output). */
+  outputTokens?: string[];
 }
 
 export type Termination =

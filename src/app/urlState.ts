@@ -34,6 +34,12 @@ export const SCHEMA = {
   'r.temp': num(1, 0, 2),
   'r.turns': int(8, 1, 64),
   'r.max': int(128, 1, 4096),
+  'r.topp': num(1, 0, 1),
+  'r.topk': int(0, 0, 100000),
+  // Generations per trajectory shown (0 = the whole rollout): a stepped view is reproducible too.
+  'r.gen': int(0, 0, 10000),
+  // 1 = run (or step to r.gen) as soon as the page opens, so a shared link shows the same view.
+  'autorun': int(0, 0, 1),
   // Train
   't.world': str('retail'),
   't.mode': en(MODES, 'rehearsal'),

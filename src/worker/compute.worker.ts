@@ -8,7 +8,7 @@ import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from './smoke';
 import * as engine from './engine-bridge';
 import * as train from './train-service';
 import { f32 } from '../engine/runtime';
-import type { BackendInfo, BenchRequest, Capabilities, InitOptions, RolloutRequest, SmokeResult, TrainRequest } from './protocol';
+import type { BackendInfo, BenchRequest, Capabilities, InitOptions, RolloutRequest, RolloutStepRequest, SmokeResult, TrainRequest } from './protocol';
 
 let runtime: WebRuntime | null = null;
 
@@ -53,6 +53,8 @@ const api = {
   // ---- agent (rollout) -----------------------------------------------------------------------------
   worlds: () => engine.worlds(),
   rollout: (req: RolloutRequest) => engine.rollout(need(), req),
+  rolloutStep: (req: RolloutStepRequest) => engine.rolloutStep(need(), req),
+  taskInfo: (world: string, id?: string) => engine.taskInfo(world, id),
 
   // ---- rl (training) -------------------------------------------------------------------------------
   // Events (steps, evals, checkpoints, backend switches, status) arrive through `onEvent`, a

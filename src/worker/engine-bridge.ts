@@ -6,9 +6,10 @@
 import { profileFromConfig, rolloutSettings } from '../agent/profile';
 import { evaluate } from '../agent/evaluate';
 import { batchFidelity } from '../agent/fidelity';
-import { rolloutGroups } from '../agent/rollout';
+import { DEFAULT_LIMITS, rolloutGroups } from '../agent/rollout';
 import type { Trajectory } from '../agent/types';
-import { getWorld, listWorlds, taskById } from '../envs/worlds';
+import { getWorld, listWorlds, taskById, type WorldTask } from '../envs/worlds';
+import type { GenerateRequest, Generation, TextGenerator } from '../engine/generator';
 import { countParams } from '../engine/decoder';
 import { fetchFileSource, loadModelFolder, type ModelFolder } from '../engine/modelFolder';
 import { samplerFromFolder, type Sampler } from '../engine/sampler';
@@ -16,7 +17,7 @@ import type { WebRuntime } from './runtime-web';
 import { engineSelfTest, type SelfTestOptions } from './selftest';
 import {
   NOT_AVAILABLE, type BenchRequest, type BenchResult, type Capabilities, type LoadedModel, type RolloutRequest,
-  type SampleRequest, type SampleResult, type WorldInfo, type SelfTestResult,
+  type RolloutStepRequest, type RolloutStepResult, type SampleRequest, type TaskInfo, type SampleResult, type WorldInfo, type SelfTestResult,
 } from './protocol';
 
 export type { SelfTestOptions };
@@ -79,6 +80,7 @@ export function loadedFolder(): ModelFolder | null { return loaded?.folder ?? nu
 export async function unloadModel(): Promise<void> {
   const l = loaded;
   loaded = null;
+  stepMemo = new Map();
   await l?.sampler.release();
 }
 
@@ -118,17 +120,99 @@ export function worlds(): WorldInfo[] {
  * that trains away from it).
  */
 export async function rollout(rt: WebRuntime, req: RolloutRequest): Promise<Trajectory[]> {
+  const { trajectories } = await runRollout(rt, req, null, null);
+  return trajectories;
+}
+
+/** A rollout cut at `generations` per trajectory (see RolloutStepRequest in protocol.ts). */
+export async function rolloutStep(rt: WebRuntime, req: RolloutStepRequest): Promise<RolloutStepResult> {
+  let k = Math.max(1, Math.floor(req.generations));
+  let computed = 0;
+  for (;;) {
+    const r = await runRollout(rt, req, k, stepMemo);
+    computed += r.computed;
+    const cut = r.trajectories.filter((t) => t.terminatedBy === 'generation_cap' && k < r.naturalCap);
+    const grew = r.trajectories.some((t) => t.rows.length === k);
+    if (!req.advance || grew || cut.length === 0 || k >= r.naturalCap) {
+      return { trajectories: r.trajectories, generations: k, done: cut.length === 0, computed };
+    }
+    k++;
+  }
+}
+
+/** Task metadata for the page (split, difficulty, user turns) without running anything. */
+export function taskInfo(world: string, id?: string): TaskInfo {
+  const w = getWorld(world);
+  const task = id ? taskById(id) : w.tasks({ split: 'test', count: 1 })[0];
+  if (!task) throw new Error(`world ${world} has no test task`);
+  const t = task as WorldTask;
+  return {
+    id: t.id, world: t.world, seed: t.seed, split: t.split, difficulty: t.difficulty,
+    userTurns: t.userTurns,
+    checklist: t.checklist.map((turn) => turn.map((c) => ({ id: c.id, question: c.question, weight: c.weight, required: c.required_for_next_turn }))),
+    tools: t.makeEnv().tools().length,
+  };
+}
+
+// Generations of stepping calls, keyed by everything that determines them (prompt, budget, sampling,
+// seed) on the loaded model: step k+1 replays the first k from here and samples one new one.
+const MEMO_MAX = 2048;
+let stepMemo = new Map<string, Generation>();
+
+function memoGenerator(inner: TextGenerator, memo: Map<string, Generation>, counter: { computed: number }): TextGenerator {
+  const keyOf = (r: GenerateRequest) => JSON.stringify([r.prompt, r.maxNewTokens, r.temperature, r.topP, r.topK, r.stop, r.seed]);
+  return {
+    name: inner.name,
+    maxContext: inner.maxContext,
+    countTokens: (t) => inner.countTokens(t),
+    async generate(reqs) {
+      const keys = reqs.map(keyOf);
+      const miss = reqs.filter((_, i) => !memo.has(keys[i]!));
+      const fresh = miss.length ? await inner.generate(miss) : [];
+      counter.computed += fresh.length;
+      let j = 0;
+      const out = reqs.map((_, i) => memo.get(keys[i]!) ?? fresh[j++]!);
+      // Stored after reading so a batch with a repeated request stays consistent.
+      reqs.forEach((_, i) => { if (!memo.has(keys[i]!)) memo.set(keys[i]!, out[i]!); });
+      while (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value!);
+      return out;
+    },
+  };
+}
+
+/**
+ * Text of each output token. Decoding the growing prefix (rather than each id alone) keeps multi-byte
+ * characters split across byte-level tokens intact: the token that completes a character carries it.
+ */
+export function tokenStrings(tok: { decode(ids: ArrayLike<number>): string }, ids: number[]): string[] {
+  const out: string[] = [];
+  let prev = '';
+  for (let i = 0; i < ids.length; i++) {
+    const s = tok.decode(ids.slice(0, i + 1)).replace(/\uFFFD+$/, '');
+    out.push(s.startsWith(prev) ? s.slice(prev.length) : s);
+    prev = s.startsWith(prev) ? s : prev + s;
+  }
+  return out;
+}
+
+async function runRollout(rt: WebRuntime, req: RolloutRequest, cap: number | null, memo: Map<string, Generation> | null) {
   if (!req.modelUrl) throw new Error(REASONS.model);
   await loadModel(rt, req.modelUrl);
-  const policy = loaded!.sampler;
+  const l = loaded!;
+  const counter = { computed: 0 };
+  const policy: TextGenerator = memo ? memoGenerator(l.sampler, memo, counter) : l.sampler;
   const world = getWorld(req.world);
   const task = req.taskId ? taskById(req.taskId) : world.tasks({ split: 'test', count: 1 })[0];
   if (!task) throw new Error(`world ${req.world} has no test task`);
   if (task.world !== world.name) throw new Error(`task ${task.id} is not in world ${world.name}`);
   // The model's prompt profile (format, prompt options) as the trainer uses it; the page's knobs override.
-  const settings = rolloutSettings(profileFromConfig(loaded!.folder.rawConfig));
-  const sampling = { temperature: req.temperature, maxNewTokens: req.maxNewTokens };
-  return rolloutGroups([task], req.k, {
+  const settings = rolloutSettings(profileFromConfig(l.folder.rawConfig));
+  const sampling = {
+    temperature: req.temperature, maxNewTokens: req.maxNewTokens,
+    ...(req.topP !== undefined ? { topP: req.topP } : {}), ...(req.topK !== undefined ? { topK: req.topK } : {}),
+  };
+  const naturalCap = settings.limits?.maxGenerations ?? DEFAULT_LIMITS.maxGenerations;
+  const trajectories = await rolloutGroups([task], req.k, {
     ...settings,
     mode: req.mode,
     policy,
@@ -136,8 +220,10 @@ export async function rollout(rt: WebRuntime, req: RolloutRequest): Promise<Traj
     seed: req.seed,
     act: { ...settings.act, ...sampling },
     rehearse: { ...settings.rehearse, ...sampling },
-    limits: { ...settings.limits, maxAssistantTurns: req.maxTurns },
+    limits: { ...settings.limits, maxAssistantTurns: req.maxTurns, maxGenerations: cap === null ? naturalCap : Math.min(cap, naturalCap) },
   });
+  for (const t of trajectories) for (const r of t.rows) r.outputTokens = tokenStrings(l.sampler.tokenizer, r.outputIds);
+  return { trajectories, computed: counter.computed, naturalCap };
 }
 
 // ---- benchmarks (held-out evaluation) ---------------------------------------------------------------

@@ -3,6 +3,7 @@
 
 import type { RunSpec } from '../rl/session';
 import type { EvalMetrics, StepMetrics } from '../rl/trainer';
+import type { Trajectory } from '../agent/types';
 
 export type { EvalMetrics, RunSpec, StepMetrics };
 
@@ -132,6 +133,43 @@ export interface RolloutRequest {
   maxTurns: number;
   /** Token budget of each Act / Rehearse generation. */
   maxNewTokens: number;
+  /** Nucleus and top-k filters of Act and Rehearse (absent: the model profile's, else off). */
+  topP?: number;
+  topK?: number;
+}
+
+/**
+ * Stepping: the rollout is deterministic per seed, so "k generations in" is the same rollout cut by
+ * limits.maxGenerations = k. The worker memoises generations of stepping calls, so going from k to k+1
+ * recomputes the cheap environment/prompt prefix but samples only the new generation(s).
+ */
+export interface RolloutStepRequest extends RolloutRequest {
+  /** Generation cap per trajectory (>= 1). */
+  generations: number;
+  /**
+   * Raise the cap until some trajectory gains a row: an Act output with several calls needs all its
+   * Rehearse generations in one go, so a cap in between shows nothing new.
+   */
+  advance?: boolean;
+}
+
+export interface RolloutStepResult {
+  trajectories: Trajectory[];
+  /** The cap the trajectories were cut at (>= the requested one when advance is set). */
+  generations: number;
+  /** No trajectory is cut by the stepping cap: the view equals a full run. */
+  done: boolean;
+  /** Generations actually sampled by this call (the rest came from the memo). */
+  computed: number;
+}
+
+/** One task as the Rollout page shows it before running it. */
+export interface TaskInfo {
+  id: string; world: string; seed: number; split: 'train' | 'test'; difficulty: number;
+  userTurns: string[];
+  /** Checklist items per user turn (what the judge checks; verdicts carry only the id). */
+  checklist: { id: string; question: string; weight: number; required: boolean }[][];
+  tools: number;
 }
 
 export interface WorldInfo { name: string; description: string; tools: number; testTasks: string[]; trainTasks: string[] }
@@ -150,6 +188,7 @@ export interface TrainRequest {
 
 export type TrainState = 'idle' | 'loading' | 'running' | 'paused' | 'stopped' | 'done' | 'error';
 
+/** A GPU failure; the page replaces the worker with one on `to` and resumes from `resumedFrom`. */
 export interface BackendSwitch { atStep: number; from: BackendKind; to: BackendKind; reason: string; resumedFrom: number }
 
 export interface TrainStatus {

@@ -8,7 +8,7 @@
 // saw the run can rebuild it and continue from the checkpoint's step.
 
 import { loadModelFolder, fetchFileSource, modelFolderFiles, type ModelFolder } from '../engine/modelFolder';
-import { createOrtRuntime, type OrtLike, type Runtime } from '../engine/runtime';
+import type { Runtime } from '../engine/runtime';
 import { decodeCheckpoint, MemoryCheckpointStore, type CheckpointStore } from '../rl/checkpoint';
 import { IndexedDbCheckpointStore, indexedDbAvailable } from '../rl/checkpoint-web';
 import { makeTrainer } from '../rl/session';
@@ -28,8 +28,11 @@ const REQUEST_SUFFIX = '#request';
 class DeferredStore implements CheckpointStore {
   deferring = false;
   wanted = false;
+  /** Set when its trainer is abandoned mid-step (lost device): a late finish must not overwrite newer state. */
+  dead = false;
   constructor(readonly inner: CheckpointStore) {}
   async save(runId: string, bytes: Uint8Array) {
+    if (this.dead) return;
     if (this.deferring) { this.wanted = true; return; }
     await this.inner.save(runId, bytes);
   }
@@ -51,6 +54,12 @@ interface Run {
   error?: string;
   /** Set by device.lost; the next step throws before touching the dead device. */
   deviceLost?: string;
+  /**
+   * Rejects when the device is lost. Steps race against it because ORT-web's WebGPU EP does not fail on
+   * a destroyed device: its pending reads never settle (seen on SwiftShader), so the step would hang.
+   */
+  lost: Promise<never>;
+  signalLost: (reason: string) => void;
   pauseRequested: boolean;
   stopRequested: boolean;
   loop: Promise<void> | null;
@@ -105,20 +114,15 @@ function build(req: TrainRequest, folder: ModelFolder, runtime: Runtime): { trai
 
 const stores = new WeakMap<GrpoTrainer, DeferredStore>();
 
-function wasmRuntime(reason: string): Runtime {
-  return createOrtRuntime(ort as unknown as OrtLike, { kind: 'wasm', detail: `onnxruntime-web WASM (after WebGPU loss: ${reason})` }, {
-    executionProviders: ['wasm'], graphOptimizationLevel: 'all',
-  });
-}
-
 async function watchDevice(r: Run): Promise<void> {
   if (r.backend !== 'webgpu') return;
   try {
     const device = await (ort.env.webgpu as unknown as { device: Promise<{ lost: Promise<{ reason?: string; message?: string }> }> }).device;
     device?.lost?.then((info) => {
       if (run !== r || r.backend !== 'webgpu') return;
-      r.deviceLost = info?.message || info?.reason || 'device lost';
-      log(`WebGPU device lost: ${r.deviceLost}`);
+      const reason = info?.message || info?.reason || 'device lost';
+      log(`WebGPU device lost: ${reason}`);
+      r.signalLost(reason);
     });
   } catch { /* no device exposed: step errors still trigger the switch */ }
 }
@@ -128,9 +132,13 @@ async function setUp(req: TrainRequest, rt: WebRuntime, resume: boolean): Promis
   const folder = await loadFolder(req);
   const { trainer, store: deferred } = build(req, folder, rt.runtime);
   stores.set(trainer, deferred);
+  let reject: (e: Error) => void = () => {};
+  const lost = new Promise<never>((_, rej) => { reject = rej; });
+  lost.catch(() => {}); // observed only through races
   const r: Run = {
     req, folder, trainer, runtime: rt.runtime, backend: rt.info.kind, state: 'paused', checkpointStep: 0,
-    switches: [], pauseRequested: false, stopRequested: false, loop: null,
+    switches: [], pauseRequested: false, stopRequested: false, loop: null, lost,
+    signalLost: (reason) => { r.deviceLost ??= reason; reject(new Error(`WebGPU device lost: ${reason}`)); },
   };
   if (resume && (await trainer.resume())) {
     r.resumedFrom = trainer.step;
@@ -151,23 +159,13 @@ function looksLikeGpuFailure(e: unknown): boolean {
   return /webgpu|gpu|device (was )?lost|GPUDevice|destroyed/i.test(m);
 }
 
-/** Rebuild on WASM from the last checkpoint: a lost device's buffers (weights, moments) are gone too. */
-async function switchToWasm(r: Run, reason: string): Promise<void> {
-  const atStep = r.trainer.step;
-  const runtime = wasmRuntime(reason);
-  const { trainer, store: deferred } = build(r.req, r.folder, runtime);
-  stores.set(trainer, deferred);
-  const resumed = await trainer.resume();
-  const change: BackendSwitch = { atStep, from: r.backend, to: 'wasm', reason, resumedFrom: resumed ? trainer.step : 0 };
-  r.trainer = trainer; r.runtime = runtime; r.backend = 'wasm'; r.deviceLost = undefined;
-  r.switches.push(change);
-  r.checkpointStep = resumed ? trainer.step : 0;
-  emit({ type: 'backend', runId: r.req.runId, change });
-  emit({ type: 'history', runId: r.req.runId, history: [...trainer.history], evals: [...trainer.evals] });
+/** A GPU call that may never settle once the device is gone: give up on it when the loss is signalled. */
+function guarded<T>(r: Run, p: Promise<T>): Promise<T> {
+  return r.backend === 'webgpu' ? Promise.race([p, r.lost]) : p;
 }
 
 async function evaluateNow(r: Run): Promise<void> {
-  const e = await r.trainer.evaluate();
+  const e = await guarded(r, r.trainer.evaluate());
   emit({ type: 'eval', runId: r.req.runId, metrics: e });
 }
 
@@ -177,7 +175,7 @@ async function oneStep(r: Run): Promise<void> {
   try {
     if (simulateLoss && r.backend === 'webgpu') {
       simulateLoss = false;
-      r.deviceLost = 'simulated device loss (debug hook)';
+      r.signalLost('simulated device loss (debug hook)');
     }
     if (r.deviceLost) throw new Error(`WebGPU device lost: ${r.deviceLost}`);
     // The step-0 evaluation gives the curves their starting point.
@@ -189,7 +187,7 @@ async function oneStep(r: Run): Promise<void> {
     }
     deferred.deferring = true;
     deferred.wanted = false;
-    const m = await t.trainStep();
+    const m = await guarded(r, t.trainStep());
     emit({ type: 'step', runId: r.req.runId, metrics: m });
     if (t.cfg.evalEvery > 0 && (t.step % t.cfg.evalEvery === 0 || t.step === t.cfg.steps)) await evaluateNow(r);
     deferred.deferring = false;
@@ -197,9 +195,15 @@ async function oneStep(r: Run): Promise<void> {
   } catch (e) {
     deferred.deferring = false;
     if (r.backend === 'webgpu' && (r.deviceLost || looksLikeGpuFailure(e))) {
+      deferred.dead = true;
       const reason = r.deviceLost ?? (e instanceof Error ? e.message : String(e)).slice(0, 200);
-      log(`GPU failure at step ${t.step + 1}: ${reason}; continuing on WASM from the last checkpoint`);
-      await switchToWasm(r, reason);
+      // Not rebuilt in this worker: after a real loss ORT-web's wasm module is still inside the hung
+      // WebGPU run ("Session already started" on the next WASM session), so only a fresh worker is sound.
+      const change: BackendSwitch = { atStep: t.step, from: 'webgpu', to: 'wasm', reason, resumedFrom: r.checkpointStep };
+      r.switches.push(change);
+      log(`GPU failure at step ${t.step + 1}: ${reason}`);
+      r.pauseRequested = true;
+      emit({ type: 'backend', runId: r.req.runId, change });
       return;
     }
     throw e;
@@ -378,7 +382,8 @@ export function debugStallBefore(step: number): void { stallBefore = step; }
 export async function debugLoseDevice(real = false): Promise<string> {
   if (run && run.backend !== 'webgpu') return 'backend is not WebGPU: nothing to lose';
   if (real) {
-    const device = await (ort.env.webgpu as unknown as { device: Promise<{ destroy(): void }> }).device;
+    const device = await (ort.env.webgpu as unknown as { device?: Promise<{ destroy(): void } | undefined> }).device;
+    if (!device) throw new Error('no WebGPU device yet: wait for init() on a WebGPU backend');
     device.destroy();
     return 'device destroyed';
   }

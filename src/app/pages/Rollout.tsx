@@ -1,152 +1,312 @@
-// Rollout page: run K trajectories of one task in real | simulator | rehearsal mode and inspect them turn
-// by turn (timeline) next to per-trajectory reward and per-rehearsal fidelity (charts).
+// Rollout page: pick a model, a world task and a mode, then watch the policy act, imagine each call's result
+// (Rehearse) and, beside it, what the real environment returned (the shadow environment the rollout keeps
+// in the imagined modes). Run plays the whole rollout in the worker; Step shows one more generation.
+//
+// How Step works: a rollout is a deterministic function of its settings and seed, so "k generations in" is
+// the same rollout cut by limits.maxGenerations = k (worker RPC rolloutStep). The worker memoises stepping
+// generations per loaded model, so step k+1 replays the first k from memory and samples only the new one;
+// Run never reads that memo, so a Run after some Steps is an independent check that the prefix was right.
+//
+// URL: every control is in the hash (urlState), plus r.gen (generations shown, 0 = whole rollout) and
+// autorun=1, which runs (or steps to r.gen) as soon as the worker, model index and worlds are ready.
 
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
+import { create } from 'zustand';
 import type { Trajectory } from '../../agent/types';
-import type { RolloutMode, RolloutRequest } from '../../worker/protocol';
+import type { ModelEntry, RolloutMode, RolloutRequest, TaskInfo } from '../../worker/protocol';
 import { BarMetric, COLORS } from '../components/charts';
 import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel } from '../components/ui';
-import { useRpc } from '../components/useRpc';
+import { TrajectoryView } from '../components/rollout/Timeline';
+import { downloadTraces, readTraceFile, type LoadedTraces } from '../components/rollout/traceFiles';
+import '../components/rollout/rollout.css';
 import { useApp } from '../store';
-import { api } from '../worker';
+import type { Settings } from '../urlState';
+import { api, errorText, isNotAvailable } from '../worker';
 import { useModelIndex } from '../modelIndex';
+
+/** What the timeline shows: a run, a stepped prefix, or a file. */
+interface View {
+  source: 'run' | 'step' | 'file';
+  trajectories: Trajectory[];
+  /** Settings that produced a run/step (to tell whether Step continues it or starts over). */
+  key?: string;
+  generations?: number;
+  /** Stepped views: no trajectory is cut any more (the view equals a full run). */
+  done?: boolean;
+  computed?: number;
+  ms?: number;
+  file?: LoadedTraces;
+}
+
+interface RolloutState {
+  view: View | null;
+  selected: number;
+  busy: 'run' | 'step' | null;
+  error: string | null;
+  notAvailable: string | null;
+  /** Parse problems of the last loaded file (kept when the file yielded nothing to show). */
+  loadErrors: LoadedTraces | null;
+}
+
+// Module-level so results survive switching tabs (pages unmount).
+const useRollout = create<RolloutState>(() => ({ view: null, selected: 0, busy: null, error: null, notAvailable: null, loadErrors: null }));
+
+/** The default policy: a shipped EnvACE model, so the page works offline without choosing anything. */
+export function defaultModel(models: ModelEntry[]): ModelEntry | undefined {
+  return models.find((m) => m.name === 'envace-tiny') ?? models.find((m) => m.name.startsWith('envace-')) ?? models[0];
+}
+
+function requestOf(s: Settings, model: ModelEntry | undefined): RolloutRequest {
+  return {
+    modelUrl: model?.url ?? '', world: s['r.world'], taskId: s['r.task'] || undefined, mode: s['r.mode'] as RolloutMode,
+    k: s['r.k'], seed: s['r.seed'], temperature: s['r.temp'], topP: s['r.topp'], topK: s['r.topk'],
+    maxTurns: s['r.turns'], maxNewTokens: s['r.max'],
+  };
+}
+
+/** The current URL with autorun=1 in its hash: opening it runs (or steps to r.gen) the same rollout. */
+export function linkWithAutorun(href: string): string {
+  const u = new URL(href);
+  const h = u.hash.replace(/^#/, '');
+  const q = h.indexOf('?');
+  const params = new URLSearchParams(q < 0 ? '' : h.slice(q + 1));
+  params.set('autorun', '1');
+  u.hash = `${q < 0 ? h : h.slice(0, q)}?${params.toString()}`;
+  return u.href;
+}
+
+let runToken = 0;
+
+async function execute(kind: 'run' | 'step', req: RolloutRequest, generations: number, advance: boolean): Promise<void> {
+  const my = ++runToken;
+  const key = JSON.stringify(req);
+  useRollout.setState({ busy: kind, error: null, notAvailable: null });
+  const t0 = performance.now();
+  try {
+    let view: View;
+    if (kind === 'run') {
+      const ts = await api.rollout(req);
+      view = { source: 'run', trajectories: ts, key, ms: performance.now() - t0 };
+    } else {
+      const r = await api.rolloutStep({ ...req, generations, advance });
+      view = { source: 'step', trajectories: r.trajectories, key, generations: r.generations, done: r.done, computed: r.computed, ms: performance.now() - t0 };
+    }
+    if (my !== runToken) return;
+    const sel = useRollout.getState().selected;
+    useRollout.setState({ view, selected: sel < view.trajectories.length && useRollout.getState().view?.key === key ? sel : 0 });
+    const set = useApp.getState().set;
+    set('r.gen', kind === 'run' ? 0 : view.generations!);
+  } catch (e) {
+    if (my !== runToken) return;
+    if (isNotAvailable(e)) useRollout.setState({ notAvailable: errorText(e).replace(/^not available yet:\s*/, '') });
+    else useRollout.setState({ error: errorText(e) });
+  } finally {
+    if (my === runToken) useRollout.setState({ busy: null });
+  }
+}
+
+async function loadFile(f: File): Promise<void> {
+  const loaded = await readTraceFile(f);
+  if (loaded.trajectories.length === 0 && loaded.errors.length === 0) loaded.errors.push({ line: 0, path: '$', message: 'no trajectories in this file (empty?)' });
+  if (loaded.trajectories.length === 0) { useRollout.setState({ loadErrors: loaded }); return; }
+  // A file replaces whatever is shown, including a run still in flight (its result is dropped).
+  runToken++;
+  useRollout.setState({ view: { source: 'file', trajectories: loaded.trajectories, file: loaded }, selected: 0, loadErrors: loaded.errors.length ? loaded : null, busy: null });
+}
 
 export function RolloutPage() {
   const s = useApp((st) => st.settings);
+  const set = useApp((st) => st.set);
   const caps = useApp((st) => st.caps);
   const worlds = useApp((st) => st.worlds);
-  const { models } = useModelIndex();
-  const rpc = useRpc<Trajectory[]>();
-  const [selected, setSelected] = useState(0);
+  const backend = useApp((st) => st.backend);
+  const { models, error: indexError } = useModelIndex();
+  const { view, selected, busy, error, notAvailable, loadErrors } = useRollout();
+  const [task, setTask] = useState<TaskInfo | null>(null);
+  const [taskError, setTaskError] = useState<string | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
 
-  const model = models?.find((m) => m.name === s['m.model']) ?? null;
+  const model = models ? (s['m.model'] ? models.find((m) => m.name === s['m.model']) : defaultModel(models)) : undefined;
   const world = worlds?.find((w) => w.name === s['r.world']);
-  const req: RolloutRequest = {
-    modelUrl: model?.url ?? '',
-    world: s['r.world'], taskId: s['r.task'] || undefined, mode: s['r.mode'] as RolloutMode,
-    k: s['r.k'], seed: s['r.seed'], temperature: s['r.temp'], maxTurns: s['r.turns'], maxNewTokens: s['r.max'],
+  const req = requestOf(s, model);
+  const reqKey = JSON.stringify(req);
+  const ready = !!caps && !!model && !!worlds;
+
+  useEffect(() => {
+    if (!worlds) return;
+    let live = true;
+    api.taskInfo(s['r.world'], s['r.task'] || undefined).then(
+      (t) => { if (live) { setTask(t); setTaskError(null); } },
+      (e) => { if (live) { setTask(null); setTaskError(errorText(e)); } },
+    );
+    return () => { live = false; };
+  }, [worlds, s['r.world'], s['r.task']]);
+
+  // autorun=1: reproduce the linked view once everything it needs is known (one attempt per page load).
+  const autoran = useRef(false);
+  useEffect(() => {
+    if (autoran.current || !ready || s.autorun !== 1 || busy) return;
+    autoran.current = true;
+    const gen = s['r.gen'];
+    void execute(gen > 0 ? 'step' : 'run', req, gen, false);
+  }, [ready, s.autorun]);
+
+  const run = () => {
+    if (!s['m.model'] && model) set('m.model', model.name);
+    void execute('run', req, 0, false);
   };
-  const trajs = rpc.result ?? [];
+  const step = () => {
+    if (!s['m.model'] && model) set('m.model', model.name);
+    const cont = view?.source === 'step' && view.key === reqKey && !view.done;
+    void execute('step', req, cont ? view.generations! + 1 : 1, true);
+  };
+
+  const trajs = view?.trajectories ?? [];
   const cur = trajs[Math.min(selected, trajs.length - 1)];
+  const stepping = view?.source === 'step' && !view.done;
+  const stale = view && view.source !== 'file' && view.key !== reqKey;
 
   const rewardData = useMemo(() => trajs.map((t, i) => ({ i: `#${i}`, reward: t.reward ?? 0 })), [trajs]);
   const fidData = useMemo(() => (cur?.rows ?? [])
     .filter((r) => r.role === 'rehearse' && r.fidelity)
-    .map((r) => ({ step: `t${r.turn}.${r.step}`, fieldF1: r.fidelity!.fieldF1, exact: r.fidelity!.exact ? 1 : 0 })), [cur]);
+    .map((r) => ({ step: `s${r.step}`, fieldF1: r.fidelity!.fieldF1, exact: r.fidelity!.exact ? 1 : 0 })), [cur]);
 
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    const f = e.dataTransfer.files[0];
+    if (f) void loadFile(f);
+  };
+  const dragProps = {
+    onDragOver: (e: DragEvent) => { e.preventDefault(); setDragging(true); },
+    onDragLeave: () => setDragging(false),
+    onDrop,
+  };
+
+  const shareUrl = linkWithAutorun(location.href);
   const cap = caps?.rollout;
   return (
-    <div className="page page-rollout">
-      <Panel title="Rollout settings" className="controls">
+    <div className={`page page-rollout${dragging ? ' dragging' : ''}`} {...dragProps}>
+      <Panel title="Rollout" className="controls" testId="rollout-controls">
         <div className="fields">
-          <Field k="m.model" label="policy model" wide
-            options={[{ value: '', label: models?.length ? '(choose a model)' : '(no models shipped)' }, ...(models ?? []).map((m) => ({ value: m.name }))]} />
+          <label className="field wide" htmlFor="f-m.model">
+            <span className="field-label">policy model · computes on <b data-testid="rollout-backend">{backend ? backend.kind : '…'}</b></span>
+            <select id="f-m.model" value={model?.name ?? s['m.model']} onChange={(e) => set('m.model', e.target.value)}>
+              {!models && <option value={s['m.model']}>{indexError ? '(model index failed)' : '(loading…)'}</option>}
+              {models?.length === 0 && <option value="">(no models)</option>}
+              {models?.map((m) => <option key={m.name} value={m.name}>{m.name}{m === defaultModel(models) ? ' (default)' : ''}</option>)}
+              {models && s['m.model'] && !model && <option value={s['m.model']}>{s['m.model']} (unknown)</option>}
+            </select>
+          </label>
           <Field k="r.world" label="world" options={worlds?.map((w) => ({ value: w.name }))} />
-          <Field k="r.task" label="task" title="empty = first test task"
+          <Field k="r.mode" label="mode" title="real: the environment answers · simulator: the same model, frozen, answers · rehearsal: the policy imagines every result (EnvACE)" />
+          <Field k="r.task" label="task" wide title="a listed task, or type a seed below"
             options={[{ value: '', label: '(first test task)' },
               ...(world?.testTasks ?? []).map((t) => ({ value: t, label: `${t} (test)` })),
               ...(world?.trainTasks ?? []).map((t) => ({ value: t, label: `${t} (train)` }))]} />
-          <Field k="r.mode" label="mode" />
-          <Field k="r.k" label="K (group)" />
-          <Field k="r.seed" label="seed" />
-          <Field k="r.temp" label="temperature" step={0.05} />
-          <Field k="r.turns" label="turn cap" />
-          <Field k="r.max" label="max new tokens" />
+          <label className="field" htmlFor="task-seed" title="any seed of this world">
+            <span className="field-label">task seed</span>
+            <input id="task-seed" type="number" min={0} step={1} value={task && task.world === s['r.world'] ? task.seed : ''}
+              onChange={(e) => { const v = Number(e.target.value); if (Number.isInteger(v) && v >= 0) set('r.task', `${s['r.world']}-${v}`); }} />
+          </label>
+          <div className="field task-meta" data-testid="task-meta">
+            <span className="field-label">split · difficulty</span>
+            {task ? <span><b>{task.split}</b> · <b>{task.difficulty}</b> · {task.userTurns.length} turns · {task.tools} tools</span> : <span className="muted">{taskError ?? '…'}</span>}
+          </div>
         </div>
-        {world && <div className="muted">{world.description} · {world.tools} tools</div>}
-        {s['r.mode'] === 'simulator' && <div className="muted">simulator = the same model, frozen (one model until training runs)</div>}
+        <div className="subhead">sampling</div>
+        <div className="fields">
+          <Field k="r.temp" label="temperature" step={0.05} />
+          <Field k="r.topp" label="top-p" step={0.05} title="1 = off" />
+          <Field k="r.topk" label="top-k" title="0 = off" />
+          <Field k="r.seed" label="seed" />
+          <Field k="r.k" label="n (trajectories)" />
+          <Field k="r.max" label="max new tokens" />
+          <Field k="r.turns" label="turn cap" />
+        </div>
+        {world && <div className="muted">{world.description}</div>}
+        {s['r.mode'] === 'simulator' && <div className="muted">simulator = the same weights, frozen, in the Rehearse role (one model until training runs)</div>}
         <div className="actions">
-          <button className="primary" disabled={rpc.busy || !caps || !model} title={model ? '' : 'choose a policy model first'} onClick={() => { setSelected(0); void rpc.run(() => api.rollout(req)); }}>
-            {rpc.busy ? 'running…' : 'Run rollout'}
+          <button className="primary" disabled={!!busy || !ready} onClick={run} title="the whole rollout, in the worker">
+            {busy === 'run' ? 'running…' : 'Run'}
           </button>
-          {rpc.ms !== null && <span className="muted">{(rpc.ms / 1000).toFixed(1)} s</span>}
+          <button disabled={!!busy || !ready} onClick={step} title="one more generation (the worker replays the earlier ones from memory)">
+            {busy === 'step' ? 'stepping…' : stepping && !stale ? `Step (${(view?.generations ?? 0) + 1})` : 'Step'}
+          </button>
+          <a className="link" href={shareUrl} data-testid="share-link" title="this view, run on open">link</a>
+        </div>
+        <div className="muted run-status" data-testid="run-status">
+          {view?.source === 'run' && `full run · ${fmt((view.ms ?? 0) / 1000, 2)} s`}
+          {view?.source === 'step' && `${view.done ? 'stepped to the end' : 'stepping'} · ${view.generations} generation${view.generations === 1 ? '' : 's'} · ${view.computed} sampled now · ${fmt((view.ms ?? 0) / 1000, 2)} s`}
+          {view?.source === 'file' && `file ${view.file?.file}`}
+          {stale && ' · settings changed since'}
         </div>
         {models && !model && <div className="muted">Choose a policy model (the Models page lists what models/ ships).</div>}
         {cap && !cap.available && <NotAvailable what="rollout" reason={cap.reason} />}
-        {rpc.notAvailable && <NotAvailable what="rollout" reason={rpc.notAvailable} />}
-        <ErrorBox error={rpc.error} />
+        {notAvailable && <NotAvailable what="rollout" reason={notAvailable} />}
+        <ErrorBox error={error} />
       </Panel>
 
       <Panel title="Timeline" className="timeline" testId="rollout-timeline"
-        right={trajs.length > 0 && (
+        right={trajs.length > 1 && (
           <span className="traj-picker">
             {trajs.map((t, i) => (
-              <button key={i} className={i === selected ? 'on' : ''} onClick={() => setSelected(i)} title={t.terminatedBy}>
-                #{i} {fmt(t.reward ?? null, 2)}
+              <button key={i} className={i === selected ? 'on' : ''} onClick={() => useRollout.setState({ selected: i })} title={t.terminatedBy}>
+                #{i} {stepping ? `${t.rows.length}g` : fmt(t.reward ?? null, 2)}
               </button>
             ))}
           </span>
         )}>
-        {!cur ? <Empty>No trajectories yet. Run a rollout to see the conversation, tool calls, imagined vs real observations and fidelity.</Empty>
-          : <TrajectoryView t={cur} />}
+        {!cur ? <Empty>No trajectories yet. Run or Step a rollout, or drop a JSONL trace here.</Empty>
+          : <TrajectoryView t={cur} task={view?.source === 'file' ? null : task}
+              inProgress={stepping && cur.terminatedBy === 'generation_cap'} stepLabel={view?.source === 'step' ? `step ${view.generations}` : undefined} />}
       </Panel>
 
-      <Panel title="Charts" className="charts">
-        {trajs.length === 0 ? <Empty>Reward per trajectory and rehearsal fidelity appear after a run.</Empty> : (
-          <>
-            <BarMetric title="reward per trajectory" data={rewardData} x="i" series={[{ key: 'reward', label: 'reward', color: COLORS.reward }]} />
-            {fidData.length > 0
-              ? <BarMetric title={`fidelity (trajectory #${selected})`} data={fidData} x="step"
-                  series={[{ key: 'fieldF1', label: 'field F1', color: COLORS.fidelity }, { key: 'exact', label: 'exact', color: COLORS.success }]} />
-              : <Empty>No rehearse rows in this trajectory (mode {cur?.mode}).</Empty>}
-          </>
-        )}
-      </Panel>
-    </div>
-  );
-}
-
-function TrajectoryView({ t }: { t: Trajectory }) {
-  return (
-    <div className="traj">
-      <div className="traj-head">
-        <span>task <b>{t.taskId}</b></span><span>mode <b>{t.mode}</b></span><span>seed <b>{t.seed}</b></span>
-        <span>reward <b>{fmt(t.reward ?? null)}</b></span><span>ended by <b>{t.terminatedBy}</b></span>
-        {t.verdict && <span>checklist score <b>{fmt(t.verdict.score)}</b>{t.verdict.terminatedEarly ? ' (terminated early)' : ''}</span>}
-        {t.verdict?.outcome && <span>outcome <b>{t.verdict.outcome.passed ? 'passed' : 'failed'}</b></span>}
+      <div className="side">
+        <Panel title="Traces" className="traces" testId="traces">
+          <div className="actions">
+            <button disabled={trajs.length === 0} data-testid="save-traces"
+              onClick={() => downloadTraces(trajs, `envace-${cur?.taskId ?? 'trace'}-${view?.source ?? 'run'}.jsonl`)}>Save</button>
+            <button onClick={() => fileInput.current?.click()}>Load…</button>
+            <input ref={fileInput} type="file" accept=".jsonl,.json,.ndjson,application/json,text/plain" hidden data-testid="trace-file"
+              onChange={(e) => { const f = e.target.files?.[0]; if (f) void loadFile(f); e.target.value = ''; }} />
+          </div>
+          {/* Drops anywhere bubble to the page's handler; this is the visible target. */}
+          <div className={`drop-zone${dragging ? ' on' : ''}`} data-testid="drop-zone">
+            drop a JSONL trace (ours, or a reference-code rollout dump) anywhere on the page
+          </div>
+          {view?.source === 'file' && view.file && (
+            <div className="muted" data-testid="loaded-file">
+              {view.file.file}: {view.file.trajectories.length} trajector{view.file.trajectories.length === 1 ? 'y' : 'ies'}
+              {view.file.kind === 'reference-dump' && view.file.dump && ` from ${view.file.dump.records} reference-dump records (${view.file.dump.unlinked} unlinked, ${view.file.dump.dummies} placeholders)`}
+            </div>
+          )}
+          {loadErrors && loadErrors.errors.length > 0 && (
+            <div className="load-errors" role="alert" data-testid="load-errors">
+              <div>{loadErrors.file}: {loadErrors.errors.length} problem{loadErrors.errors.length === 1 ? '' : 's'}{loadErrors.trajectories.length ? `, ${loadErrors.trajectories.length} trajectories loaded` : ', nothing loaded'}</div>
+              <table>
+                <thead><tr><th>line</th><th>field</th><th>problem</th></tr></thead>
+                <tbody>
+                  {loadErrors.errors.slice(0, 50).map((e, i) => <tr key={i}><td>{e.line}</td><td>{e.path}</td><td>{e.message}</td></tr>)}
+                </tbody>
+              </table>
+              {loadErrors.errors.length > 50 && <div className="muted">…{loadErrors.errors.length - 50} more</div>}
+            </div>
+          )}
+        </Panel>
+        <Panel title="Charts" className="charts">
+          {trajs.length === 0 ? <Empty>Reward per trajectory and rehearsal fidelity appear after a run.</Empty> : (
+            <>
+              {!stepping && <BarMetric title="reward per trajectory" data={rewardData} x="i" series={[{ key: 'reward', label: 'reward', color: COLORS.reward }]} />}
+              {fidData.length > 0
+                ? <BarMetric title={`fidelity per call (trajectory #${selected})`} data={fidData} x="step"
+                    series={[{ key: 'fieldF1', label: 'field F1', color: COLORS.fidelity }, { key: 'exact', label: 'exact', color: COLORS.success }]} />
+                : <Empty>No rehearsed calls with a real result in this trajectory (mode {cur?.mode}).</Empty>}
+            </>
+          )}
+        </Panel>
       </div>
-      {t.verdict && t.verdict.turns.some((tv) => tv.items.length > 0) && (
-        <table className="rows checklist">
-          <thead><tr><th>turn</th><th>item</th><th>weight</th><th>passed</th><th>reason</th></tr></thead>
-          <tbody>
-            {t.verdict.turns.flatMap((tv) => tv.items.map((it) => (
-              <tr key={`${tv.turn}-${it.id}`} className={it.passed ? 'pass' : 'fail'}>
-                <td>{tv.turn}</td><td>{it.id}</td><td>{fmt(it.weight, 2)}</td><td>{it.passed ? '✓' : '✗'}</td><td className="clip" title={it.reason}>{it.reason}</td>
-              </tr>
-            )))}
-          </tbody>
-        </table>
-      )}
-      <ol className="messages">
-        {t.messages.map((m, i) => (
-          <li key={i} className={`msg msg-${m.role}${m.role === 'tool' && m.error ? ' msg-error' : ''}`}>
-            {m.role === 'system' ? (
-              // The system prompt (policy + tool list) is long and the same for every trajectory of a task.
-              <details><summary className="msg-role">system ({m.content.length} chars)</summary><pre className="msg-body">{m.content}</pre></details>
-            ) : <>
-              <span className="msg-role">{m.role}{m.role === 'tool' ? ` ${m.name}` : ''}</span>
-              <pre className="msg-body">{m.content}</pre>
-            </>}
-            {m.role === 'assistant' && m.toolCalls?.map((c, j) => (
-              <pre key={j} className="msg-call">{c.name}({JSON.stringify(c.arguments)})</pre>
-            ))}
-          </li>
-        ))}
-      </ol>
-      {t.rows.length === 0 ? <Empty>No generations: the episode ended ({t.terminatedBy}) before the first one.</Empty> : <table className="rows">
-        <thead><tr><th>turn</th><th>step</th><th>role</th><th>tokens</th><th>call / imagined</th><th>real</th><th>fidelity</th><th>error</th></tr></thead>
-        <tbody>
-          {t.rows.map((r, i) => (
-            <tr key={i} className={`row-${r.role}`}>
-              <td>{r.turn}</td><td>{r.step}</td><td>{r.role}</td><td>{r.outputIds.length}</td>
-              <td className="clip">{r.call ? `${r.call.name}(${JSON.stringify(r.call.arguments)})` : r.imagined ?? ''}</td>
-              <td className="clip">{r.real?.text ?? ''}</td>
-              <td>{r.fidelity ? `${r.fidelity.exact ? 'exact' : fmt(r.fidelity.fieldF1, 2)}${r.fidelity.errorAgree ? '' : ' ≠err'}` : ''}</td>
-              <td className="clip">{r.error ? `${r.error.code}` : ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>}
     </div>
   );
 }

@@ -119,7 +119,7 @@ function ChartsInner(props: { runs: RunRecord[] }) {
 // whichever page the app opened on.
 {
   const w = window as unknown as { __envace?: Record<string, unknown>; __envaceTrain?: unknown };
-  w.__envaceTrain = { killWorker, api: () => trainWorker().api, runs: () => useRuns.getState() };
+  w.__envaceTrain = { killWorker, api: () => trainWorker().api, ready: () => trainWorker().ready, runs: () => useRuns.getState() };
   if (w.__envace) Object.assign(w.__envace, { killWorker });
 }
 

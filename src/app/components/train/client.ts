@@ -5,7 +5,7 @@
 
 import * as Comlink from 'comlink';
 import type { ComputeApi } from '../../../worker/compute.worker';
-import type { BackendInfo, TrainEvent } from '../../../worker/protocol';
+import type { BackendInfo, BackendRequest, TrainEvent } from '../../../worker/protocol';
 import { parseQuery } from '../../urlState';
 
 export type TrainApi = Comlink.Remote<ComputeApi>;
@@ -14,6 +14,10 @@ interface Instance { worker: Worker; api: TrainApi; ready: Promise<BackendInfo>;
 
 let current: Instance | null = null;
 let generation = 0;
+/** Set after a GPU loss: every later training worker of this page runs on WASM. */
+let forced: BackendRequest | null = null;
+
+export function forceBackend(b: BackendRequest): void { forced = b; }
 const killHandlers = new Set<() => void>();
 
 export function trainWorker(): Instance {
@@ -21,7 +25,7 @@ export function trainWorker(): Instance {
   const worker = new Worker(new URL('../../../worker/compute.worker.ts', import.meta.url), { type: 'module', name: `envace-train-${generation + 1}` });
   const api = Comlink.wrap<ComputeApi>(worker);
   const q = parseQuery(location.search);
-  current = { worker, api, ready: api.init({ backend: q.backend, threads: q.threads }), generation: ++generation };
+  current = { worker, api, ready: api.init({ backend: forced ?? q.backend, threads: q.threads }), generation: ++generation };
   return current;
 }
 

@@ -6,7 +6,7 @@ import { create } from 'zustand';
 import { VARIANTS, type VariantName } from '../../../rl/advantages';
 import type { BackendSwitch, EvalMetrics, StepMetrics, TrainEvent, TrainRequest, TrainStatus } from '../../../worker/protocol';
 import { errorText } from '../../worker';
-import { eventProxy, killTrainWorker, trainWorker } from './client';
+import { eventProxy, forceBackend, killTrainWorker, trainWorker } from './client';
 
 export interface RunRecord {
   runId: string;
@@ -71,7 +71,8 @@ const addLog = (r: RunRecord, text: string) => [...r.logs, `${new Date().toISOSt
 function onEvent(e: TrainEvent): void {
   switch (e.type) {
     case 'status':
-      if (e.status.runId) patch(e.status.runId, (r) => ({ status: e.status, checkpointStep: e.status.checkpointStep, switches: e.status.switches, error: e.status.error ?? null, interrupted: false }));
+      // Switches are kept here, not taken from the status: the worker that switched is gone after one.
+      if (e.status.runId) patch(e.status.runId, () => ({ status: e.status, checkpointStep: e.status.checkpointStep, error: e.status.error ?? null, interrupted: false }));
       break;
     case 'history':
       patch(e.runId, () => ({ history: e.history, evals: e.evals }));
@@ -92,8 +93,10 @@ function onEvent(e: TrainEvent): void {
     case 'backend':
       patch(e.runId, (r) => ({
         switches: [...r.switches, e.change],
-        logs: addLog(r, `backend ${e.change.from} → ${e.change.to} at step ${e.change.atStep}, resumed from checkpoint @${e.change.resumedFrom}: ${e.change.reason}`),
+        logs: addLog(r, `backend ${e.change.from} → ${e.change.to} at step ${e.change.atStep}: ${e.change.reason}; restarting the worker on ${e.change.to}, resuming from checkpoint @${e.change.resumedFrom}`),
       }));
+      // Outside the worker's callback: this kills the worker that is calling us.
+      setTimeout(() => void restartOn(e.change.to, e.runId), 0);
       break;
     case 'log':
       patch(e.runId, (r) => ({ logs: addLog(r, e.text) }));
@@ -157,6 +160,13 @@ export async function stepRun(runId: string): Promise<void> {
 
 export async function pauseRun(): Promise<void> { applyStatus(await call(() => trainWorker().api.trainPause())); }
 export async function stopRun(): Promise<void> { applyStatus(await call(() => trainWorker().api.trainStop())); }
+
+/** A lost GPU leaves ORT-web wedged in its worker: replace the worker and continue from the checkpoint. */
+async function restartOn(backend: 'wasm' | 'webgpu', runId: string): Promise<void> {
+  forceBackend(backend);
+  killTrainWorker();
+  await resumeRun(runId);
+}
 
 export function killWorker(): number {
   const g = killTrainWorker();
