@@ -74,16 +74,10 @@ export function isLongContext(id: string): boolean {
   return c.includes('long_context') || c.includes('composite');
 }
 
-export const BANNED_CALLS = ['kill', 'exit', 'quit', 'remove', 'unlink', 'popen', 'Popen', 'run'];
+import { bfclResultString } from './stringify';
+export { bfclResultString };
 
-/** BFCL's stringification of a method's return value. */
-export function bfclResultString(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (v instanceof Map || (typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype)) {
-    try { return pyJsonDumps(v); } catch { return pyRepr(v); }
-  }
-  return pyStr(v);
-}
+export const BANNED_CALLS = ['kill', 'exit', 'quit', 'remove', 'unlink', 'popen', 'Popen', 'run'];
 
 const ERR_PREFIX = 'Error during execution: ';
 
