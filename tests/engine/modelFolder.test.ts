@@ -53,7 +53,7 @@ describe('model folder', () => {
     const fakeFetch = (async (url: string, init?: { method?: string }) => {
       seen.push(`${init?.method ?? 'GET'} ${url}`);
       const f = files[url.replace('https://host/models/tiny/', '')];
-      return new Response(init?.method === 'HEAD' || !f ? null : f, { status: f ? 200 : 404 });
+      return new Response(init?.method === 'HEAD' || !f ? null : (f as BodyInit), { status: f ? 200 : 404 });
     }) as unknown as typeof fetch;
     const f = await loadModelFolder(fetchFileSource('https://host/models/tiny/', fakeFetch));
     expect(f.params['model.norm.weight']).toEqual(params['model.norm.weight']);
