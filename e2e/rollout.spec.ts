@@ -153,17 +153,19 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
   await expect(page.getByTestId('act-row')).toHaveCount(1);
   lap('traces');
 
-  // The link reproduces the stepped view in a fresh page (new worker): same controls, same 3 generations.
+  // The link reproduces the stepped view after a fresh load (new worker): same controls, same 3 generations.
+  // Same tab via about:blank, so the old worker (and its ORT threads) is gone before the new one starts.
   expect(shareUrl).toContain('autorun=1');
-  const fresh = await page.context().newPage();
   const link = new URL(shareUrl);
-  await openApp(fresh, link.search, link.hash);
-  await expect(fresh.getByTestId('in-progress')).toContainText('step 3', { timeout: 60_000 });
-  expect(await shownRows(fresh)).toEqual(prev);
-  await expect(fresh.locator('#f-r\\.task')).toHaveValue(STEP_TASK);
-  await expect(fresh.locator('#f-r\\.temp')).toHaveValue('0');
-  await fresh.screenshot({ path: shot('rollout-from-url'), fullPage: true });
-  await fresh.close();
+  await page.goto('about:blank');
+  await openApp(page, link.search, link.hash);
+  lap('fresh load ready');
+  await expect(page.getByTestId('in-progress')).toContainText('step 3', { timeout: 60_000 });
+  expect(await shownRows(page)).toEqual(prev);
+  await expect(page.locator('#f-r\\.task')).toHaveValue(STEP_TASK);
+  await expect(page.locator('#f-r\\.temp')).toHaveValue('0');
+  await expect(page.locator('#f-m\\.model')).toHaveValue(SHIPPED);
+  await page.screenshot({ path: shot('rollout-from-url'), fullPage: true });
   lap('url restore');
 
   // Benchmarks: 2 test tasks, greedy, real environment.
@@ -176,6 +178,7 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
     rollout: { ...settings, act: { ...settings.act, maxNewTokens: MAX }, rehearse: { ...settings.rehearse, maxNewTokens: MAX }, limits: { ...settings.limits, maxAssistantTurns: TURNS } },
   });
   await policy2.release();
+  // Hash-only navigation: the Benchmarks page reuses the warm worker.
   await page.goto(`/?backend=wasm#/benchmarks?m.model=${NAME}&b.tasks=2&b.max=${MAX}&b.turns=${TURNS}`);
   await page.getByRole('button', { name: 'Run evaluation' }).click();
   const rows = page.getByTestId('bench-rows').locator('tbody tr');
@@ -193,13 +196,15 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
 
 test('rollout on WebGPU (default backend): a short run and a step', async ({ page }) => {
   const t0 = Date.now();
-  const info = await openApp(page, '', `${STEP_HASH}&r.max=16`);
+  const info = await openApp(page, '', `${STEP_HASH}&r.max=6`);
   expect(info.kind).toBe('webgpu');
+  console.log(`[rollout webgpu] open: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   await expect(page.getByTestId('rollout-backend')).toHaveText('webgpu');
   await page.getByRole('button', { name: 'Run', exact: true }).click();
   await expect(page.getByTestId('rollout-timeline').getByTestId('termination')).not.toBeEmpty({ timeout: 120_000 });
   const full = await shownRows(page);
   expect(full.length).toBeGreaterThan(0);
+  console.log(`[rollout webgpu] run: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   await page.getByRole('button', { name: /^Step/ }).click();
   await expect(page.getByTestId('run-status')).toContainText('1 generation', { timeout: 60_000 });
   const stepped = await shownRows(page);

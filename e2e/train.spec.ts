@@ -61,12 +61,17 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
   await page.screenshot({ path: shot('train-killed'), fullPage: true });
   console.log(`[train.spec] at kill: checkpoint @${ckAtKill}, history ${killed.history.map((m) => `${m.step}:${m.secondsPerStep.toFixed(2)}s`).join(' ')}`);
 
-  await page.getByRole('button', { name: 'Resume', exact: true }).click();
-  await expect(page.getByTestId('train-state')).toHaveText(/running|done/, { timeout: 120_000 }); // a fresh worker: ORT init + rebuild
-  mark('resumed in a fresh worker');
-  const resumed = await activeRun(page);
-  expect(resumed.status?.resumedFrom).toBe(ckAtKill); // continues from the checkpoint, not from 0
+  // A fresh worker knows nothing of the run: Step loads it from IndexedDB, runs one step and holds.
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  await expect(page.getByTestId('train-state')).toHaveText('paused', { timeout: 120_000 }); // ORT init + rebuild + 1 step
+  mark('stepped once in a fresh worker');
+  await expect(page.getByTestId('train-step')).toHaveText(`step ${ckAtKill + 1} / ${STEPS}`);
+  const stepped = await activeRun(page);
+  expect(stepped.status?.resumedFrom).toBe(ckAtKill); // continued from the checkpoint, not from 0
+  expect(stepped.history.map((m) => m.step)).toEqual([1, 2]);
   await expect(page.getByTestId('train-log')).toContainText(`from its checkpoint at step ${ckAtKill}`);
+  // Resume continues the run held in this worker's memory.
+  await page.getByRole('button', { name: 'Resume', exact: true }).click();
   await expect(page.getByTestId('train-state')).toHaveText('done', { timeout: 150_000 });
   mark('run done');
   await expect(page.getByTestId('train-step')).toHaveText(`step ${STEPS} / ${STEPS}`);

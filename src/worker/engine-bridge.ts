@@ -120,7 +120,7 @@ export function worlds(): WorldInfo[] {
  * that trains away from it).
  */
 export async function rollout(rt: WebRuntime, req: RolloutRequest): Promise<Trajectory[]> {
-  const { trajectories } = await runRollout(rt, req, null, null);
+  const { trajectories } = await runRollout(rt, req, null, false);
   return trajectories;
 }
 
@@ -129,7 +129,7 @@ export async function rolloutStep(rt: WebRuntime, req: RolloutStepRequest): Prom
   let k = Math.max(1, Math.floor(req.generations));
   let computed = 0;
   for (;;) {
-    const r = await runRollout(rt, req, k, stepMemo);
+    const r = await runRollout(rt, req, k, true);
     computed += r.computed;
     const cut = r.trajectories.filter((t) => t.terminatedBy === 'generation_cap' && k < r.naturalCap);
     const grew = r.trajectories.some((t) => t.rows.length === k);
@@ -195,12 +195,13 @@ export function tokenStrings(tok: { decode(ids: ArrayLike<number>): string }, id
   return out;
 }
 
-async function runRollout(rt: WebRuntime, req: RolloutRequest, cap: number | null, memo: Map<string, Generation> | null) {
+async function runRollout(rt: WebRuntime, req: RolloutRequest, cap: number | null, memoise: boolean) {
   if (!req.modelUrl) throw new Error(REASONS.model);
   await loadModel(rt, req.modelUrl);
   const l = loaded!;
   const counter = { computed: 0 };
-  const policy: TextGenerator = memo ? memoGenerator(l.sampler, memo, counter) : l.sampler;
+  // Read after loadModel: switching models replaces the memo.
+  const policy: TextGenerator = memoise ? memoGenerator(l.sampler, stepMemo, counter) : l.sampler;
   const world = getWorld(req.world);
   const task = req.taskId ? taskById(req.taskId) : world.tasks({ split: 'test', count: 1 })[0];
   if (!task) throw new Error(`world ${req.world} has no test task`);

@@ -6,6 +6,9 @@
 // Durability: the checkpoint (weights, AdamW moments, step, metrics; the RNG needs nothing more because it
 // derives from (seed, step)) and the request that built the run go to IndexedDB, so a worker that never
 // saw the run can rebuild it and continue from the checkpoint's step.
+//
+// A lost WebGPU device (device.lost, or a GPU error thrown by a step) ends the run here with a reported
+// switch; the page then replaces this worker with a WASM one and resumes from the last checkpoint.
 
 import { loadModelFolder, fetchFileSource, modelFolderFiles, type ModelFolder } from '../engine/modelFolder';
 import type { Runtime } from '../engine/runtime';
@@ -45,7 +48,6 @@ interface Run {
   req: TrainRequest;
   folder: ModelFolder;
   trainer: GrpoTrainer;
-  runtime: Runtime;
   backend: BackendKind;
   state: TrainStatus['state'];
   checkpointStep: number;
@@ -124,7 +126,7 @@ async function watchDevice(r: Run): Promise<void> {
       log(`WebGPU device lost: ${reason}`);
       r.signalLost(reason);
     });
-  } catch { /* no device exposed: step errors still trigger the switch */ }
+  } catch { /* no device exposed: GPU errors thrown by a step still trigger the switch */ }
 }
 
 async function setUp(req: TrainRequest, rt: WebRuntime, resume: boolean): Promise<Run> {
@@ -136,7 +138,7 @@ async function setUp(req: TrainRequest, rt: WebRuntime, resume: boolean): Promis
   const lost = new Promise<never>((_, rej) => { reject = rej; });
   lost.catch(() => {}); // observed only through races
   const r: Run = {
-    req, folder, trainer, runtime: rt.runtime, backend: rt.info.kind, state: 'paused', checkpointStep: 0,
+    req, folder, trainer, backend: rt.info.kind, state: 'paused', checkpointStep: 0,
     switches: [], pauseRequested: false, stopRequested: false, loop: null, lost,
     signalLost: (reason) => { r.deviceLost ??= reason; reject(new Error(`WebGPU device lost: ${reason}`)); },
   };

@@ -29,7 +29,7 @@ export function LineMetric(props: { data: object[]; x: string; series: Series[];
   );
 }
 
-export function BarMetric(props: { data: object[]; x: string; series: Series[]; height?: number; title?: string }) {
+export function BarMetric(props: { data: object[]; x: string; series: Series[]; height?: number; title?: string; yDomain?: [number, number] }) {
   return (
     <div className="chart" data-testid={`chart-${props.title ?? props.series[0]?.key}`}>
       {props.title && <div className="chart-title">{props.title}</div>}
@@ -37,7 +37,7 @@ export function BarMetric(props: { data: object[]; x: string; series: Series[]; 
         <BarChart data={props.data} margin={{ top: 4, right: 8, bottom: 0, left: -18 }}>
           <CartesianGrid stroke="#1f2733" />
           <XAxis dataKey={props.x} {...axis} />
-          <YAxis {...axis} width={52} />
+          <YAxis {...axis} width={52} domain={props.yDomain} />
           <Tooltip {...tooltip} cursor={{ fill: '#1f2733' }} />
           {props.series.length > 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
           {props.series.map((s) => <Bar key={s.key} dataKey={s.key} name={s.label} fill={s.color} isAnimationActive={false} />)}

@@ -298,9 +298,9 @@ export function RolloutPage() {
         <Panel title="Charts" className="charts">
           {trajs.length === 0 ? <Empty>Reward per trajectory and rehearsal fidelity appear after a run.</Empty> : (
             <>
-              {!stepping && <BarMetric title="reward per trajectory" data={rewardData} x="i" series={[{ key: 'reward', label: 'reward', color: COLORS.reward }]} />}
+              {!stepping && <BarMetric title="reward per trajectory" yDomain={[0, 1]} data={rewardData} x="i" series={[{ key: 'reward', label: 'reward', color: COLORS.reward }]} />}
               {fidData.length > 0
-                ? <BarMetric title={`fidelity per call (trajectory #${selected})`} data={fidData} x="step"
+                ? <BarMetric title={`fidelity per call (trajectory #${selected})`} yDomain={[0, 1]} data={fidData} x="step"
                     series={[{ key: 'fieldF1', label: 'field F1', color: COLORS.fidelity }, { key: 'exact', label: 'exact', color: COLORS.success }]} />
                 : <Empty>No rehearsed calls with a real result in this trajectory (mode {cur?.mode}).</Empty>}
             </>

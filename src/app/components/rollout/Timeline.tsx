@@ -41,7 +41,10 @@ export function TrajectoryView(props: { t: Trajectory; task?: TaskInfo | null; i
     for (const r of t.rows) if (r.role === 'rehearse' && r.parent !== undefined) kids.set(r.parent, [...(kids.get(r.parent) ?? []), r]);
     const orphans = t.rows.filter((r) => r.role === 'rehearse' && (r.parent === undefined || !acts.some((a) => a.step === r.parent)));
     const turns = Math.max(users.length, ...t.rows.map((r) => r.turn + 1), ...(t.verdict?.turns ?? []).map((v) => v.turn + 1), 0);
-    return { users, shown, acts, kids, orphans, turns };
+    // A reply ends its user turn, and the judge scores a turn only then: in a cut (stepped) trajectory the
+    // verdict of the turn still running is the judge's view of an unfinished turn, so it is not shown.
+    const ended = (u: number) => acts.some((a) => a.turn === u && !a.error && !a.call);
+    return { users, shown, acts, kids, orphans, turns, ended };
   }, [t]);
   const v = t.verdict;
   return (
@@ -59,7 +62,7 @@ export function TrajectoryView(props: { t: Trajectory; task?: TaskInfo | null; i
           {layout.acts.filter((a) => a.turn === u).map((a) => (
             <ActCard key={a.step} row={a} shown={layout.shown[layout.acts.indexOf(a)] ?? []} kids={layout.kids.get(a.step) ?? []} />
           ))}
-          <Checklist turn={u} verdict={v?.turns.find((x) => x.turn === u)} items={task?.checklist[u]} pending={!!inProgress} />
+          <Checklist turn={u} verdict={inProgress && !layout.ended(u) ? undefined : v?.turns.find((x) => x.turn === u)} items={task?.checklist[u]} pending={!!inProgress} />
         </section>
       ))}
       {layout.orphans.map((r) => <RehearseCard key={`o${r.step}`} row={r} />)}
