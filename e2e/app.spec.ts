@@ -36,9 +36,9 @@ test('?backend=wasm: status bar, smoke graph vs Node, URL state round trip', asy
   await expect(page.getByRole('tab', { name: 'Train' })).toHaveAttribute('aria-selected', 'true');
   await expect(page.locator('#f-t\\.steps')).toHaveValue('9');
 
-  // Without a model chosen the Rollout page says what is missing instead of offering a dead button.
+  // Without a model chosen the Rollout page falls back to a shipped model, so it works offline as opened.
   await page.getByRole('tab', { name: 'Rollout' }).click();
-  await expect(page.getByText('Choose a policy model')).toBeVisible();
-  await expect(page.getByRole('button', { name: 'Run rollout' })).toBeDisabled();
+  await expect(page.locator('#f-m\\.model')).toHaveValue('envace-tiny');
+  await expect(page.getByRole('button', { name: 'Run', exact: true })).toBeEnabled();
   await page.screenshot({ path: shot('app-wasm-rollout-shell'), fullPage: true });
 });

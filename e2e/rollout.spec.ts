@@ -1,8 +1,9 @@
 // Rollout page (and the Benchmarks run that shares its worker start). WASM: K trajectories with the e2e
-// fixture as policy, identical to Node; then the shipped envace-tiny (the page's default, the one model
-// here that emits tool calls) stepped one generation at a time, each step a prefix of the next and of the
-// full Run; rehearsed-vs-real panels; trace save → load (file chooser), bad and reference-dump files by
-// drop; the view restored from its link. WebGPU (SwiftShader): one short run and one step.
+// fixture as policy, identical to Node; then the shipped envace-tiny (the page's default; trained, so it
+// emits tool calls, which the random fixture does not) stepped one generation at a time, each a prefix of
+// the next and of the full Run; rehearsed-vs-real panels; trace save → load (file chooser), bad and
+// reference-dump files by drop; the view restored from its link. WebGPU (SwiftShader): a two-generation
+// rehearsal run (Act, then its Rehearse beside the real result) and one step.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,8 +21,9 @@ import { openApp, shot } from './helpers';
 
 const NAME = 'e2e-tiny';
 const K = 2, SEED = 5, MAX = 12, TURNS = 2;
-// envace-tiny, greedy, on this task: act, rehearse (exact), act, rehearse, act → 5 generations.
+// envace-tiny, greedy, on this task: act, rehearse (wrong), act, rehearse (exact), act (bad JSON) → 5 generations.
 const SHIPPED = 'envace-tiny', STEP_TASK = 'files-40', STEP_HASH = `#/rollout?r.world=files&r.task=${STEP_TASK}&r.k=1&r.temp=0&r.turns=4`;
+// (The page sends its max-new-tokens control, default 128, over the profile's budget; so does the reference.)
 
 async function nodeRollout(dir: string, taskId: string | null, k: number, seed: number, temperature: number, maxNew: number | null, turns: number): Promise<Trajectory[]> {
   const folder = await loadModelFolder(path.resolve(dir));
@@ -85,7 +87,7 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
   }
 
   // ---- the shipped model, default selection, stepped ----------------------------------------------
-  const shippedRef = (await nodeRollout(`models/${SHIPPED}`, STEP_TASK, 1, 0, 0, null, 4))[0]!;
+  const shippedRef = (await nodeRollout(`models/${SHIPPED}`, STEP_TASK, 1, 0, 0, 128, 4))[0]!;
   expect(shippedRef.rows.length).toBeGreaterThanOrEqual(4);
   await page.goto(`/?backend=wasm${STEP_HASH}`); // hash-only change: same document, worker stays warm
   await expect(page.locator('#f-m\\.model')).toHaveValue(SHIPPED);
@@ -194,16 +196,19 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
   lap('benchmarks');
 });
 
-test('rollout on WebGPU (default backend): a short run and a step', async ({ page }) => {
+test('rollout on WebGPU (default backend): a short rehearsal run and a step', async ({ page }) => {
   const t0 = Date.now();
-  const info = await openApp(page, '', `${STEP_HASH}&r.max=6`);
+  // One Act (a call) and its Rehearse, then the turn cap: two short generations.
+  const info = await openApp(page, '', `${STEP_HASH.replace('r.turns=4', 'r.turns=1')}&r.max=20`);
   expect(info.kind).toBe('webgpu');
   console.log(`[rollout webgpu] open: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   await expect(page.getByTestId('rollout-backend')).toHaveText('webgpu');
   await page.getByRole('button', { name: 'Run', exact: true }).click();
   await expect(page.getByTestId('rollout-timeline').getByTestId('termination')).not.toBeEmpty({ timeout: 120_000 });
   const full = await shownRows(page);
-  expect(full.length).toBeGreaterThan(0);
+  expect(full.length).toBe(2);
+  await expect(page.getByTestId('rehearse-row').getByTestId('real-panel')).not.toContainText('not recorded');
+  await expect(page.getByTestId('rehearse-row').getByTestId('fidelity')).toContainText('field F1');
   console.log(`[rollout webgpu] run: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   await page.getByRole('button', { name: /^Step/ }).click();
   await expect(page.getByTestId('run-status')).toContainText('1 generation', { timeout: 60_000 });

@@ -203,6 +203,9 @@ export function RolloutPage() {
           <Field k="r.mode" label="mode" title="real: the environment answers · simulator: the same model, frozen, answers · rehearsal: the policy imagines every result (EnvACE)" />
           <Field k="r.task" label="task" wide title="a listed task, or type a seed below"
             options={[{ value: '', label: '(first test task)' },
+              // A seed typed below is a real task even when it is not among the listed ones.
+              ...(s['r.task'] && task?.id === s['r.task'] && !world?.testTasks.includes(task.id) && !world?.trainTasks.includes(task.id)
+                ? [{ value: task.id, label: `${task.id} (${task.split})` }] : []),
               ...(world?.testTasks ?? []).map((t) => ({ value: t, label: `${t} (test)` })),
               ...(world?.trainTasks ?? []).map((t) => ({ value: t, label: `${t} (train)` }))]} />
           <label className="field" htmlFor="task-seed" title="any seed of this world">
@@ -232,11 +235,12 @@ export function RolloutPage() {
             {busy === 'run' ? 'running…' : 'Run'}
           </button>
           <button disabled={!!busy || !ready} onClick={step} title="one more generation (the worker replays the earlier ones from memory)">
-            {busy === 'step' ? 'stepping…' : stepping && !stale ? `Step (${(view?.generations ?? 0) + 1})` : 'Step'}
+            {busy === 'step' ? 'stepping…' : stepping && !stale ? `Step (${(view?.generations ?? 0) + 1})` : view?.source === 'step' && !stale ? 'Step (from 1)' : 'Step'}
           </button>
           <a className="link" href={shareUrl} data-testid="share-link" title="this view, run on open">link</a>
         </div>
         <div className="muted run-status" data-testid="run-status">
+          {busy && `${busy === 'run' ? 'running' : 'stepping'} in the worker… · previous: `}
           {view?.source === 'run' && `full run · ${fmt((view.ms ?? 0) / 1000, 2)} s`}
           {view?.source === 'step' && `${view.done ? 'stepped to the end' : 'stepping'} · ${view.generations} generation${view.generations === 1 ? '' : 's'} · ${view.computed} sampled now · ${fmt((view.ms ?? 0) / 1000, 2)} s`}
           {view?.source === 'file' && `file ${view.file?.file}`}
