@@ -423,6 +423,8 @@ export function bindPyArgs(qualname: string, params: PyParam[], args: unknown[],
   const set = new Array<boolean>(params.length).fill(false);
   for (let i = 0; i < Math.min(args.length, params.length); i++) { bound[i] = args[i]; set[i] = true; }
   for (const [k, v] of Object.entries(kwargs)) {
+    // `self` is bound positionally by the method call itself, so a keyword for it is a duplicate.
+    if (k === 'self') throw new PyException('TypeError', `${qualname}() got multiple values for argument 'self'`);
     const idx = params.findIndex((p) => p.name === k);
     if (idx < 0) throw new PyException('TypeError', `${qualname}() got an unexpected keyword argument '${k}'`);
     if (set[idx]) throw new PyException('TypeError', `${qualname}() got multiple values for argument '${k}'`);

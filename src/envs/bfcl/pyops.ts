@@ -3,7 +3,7 @@
 // texts. A model can send any argument types, and BFCL reports whatever Python raises, so the ports go
 // through these helpers instead of using JS operators directly.
 
-import { PyFloat, PyTuple, pyRepr, pyStrRepr } from '../python';
+import { bindPyArgs, PyFloat, PyTuple, pyRepr, pyStrRepr } from '../python';
 import { BfclBackend, BfclPyError } from './backend';
 
 export type PyMap = Map<string | number, unknown>;
@@ -359,41 +359,9 @@ export interface ParamSpec { name: string; default?: unknown }
 export const req = (name: string): ParamSpec => ({ name, default: REQUIRED });
 export const opt = (name: string, dflt: unknown = null): ParamSpec => ({ name, default: dflt });
 
-function nameList(names: string[]): string {
-  const q = names.map((n) => `'${n}'`);
-  if (q.length === 1) return q[0];
-  if (q.length === 2) return `${q[0]} and ${q[1]}`;
-  return `${q.slice(0, -1).join(', ')}, and ${q[q.length - 1]}`;
-}
-
-/**
- * Bind (args, kwargs) to a method's parameters (self excluded) as CPython 3.11 does, raising the same
- * TypeError texts in the same order of checks: unknown/duplicate keyword, too many positional, missing.
- */
+/** CPython 3.11 argument binding (the one implementation lives in python.ts). */
 export function bindArgs(qualname: string, params: ParamSpec[], args: unknown[], kwargs: Record<string, unknown>): unknown[] {
-  const n = params.length;
-  const unset = Symbol('unset');
-  const values: unknown[] = new Array(n).fill(unset);
-  for (let i = 0; i < Math.min(args.length, n); i++) values[i] = args[i];
-  for (const [k, v] of Object.entries(kwargs)) {
-    if (k === 'self') throw typeError(`${qualname}() got multiple values for argument 'self'`);
-    const idx = params.findIndex((p) => p.name === k);
-    if (idx < 0) throw typeError(`${qualname}() got an unexpected keyword argument '${k}'`);
-    if (values[idx] !== unset) throw typeError(`${qualname}() got multiple values for argument '${k}'`);
-    values[idx] = v;
-  }
-  if (args.length > n) {
-    const total = n + 1;
-    const defcount = params.filter((p) => p.default !== REQUIRED).length;
-    const given = args.length + 1;
-    const sig = defcount ? `from ${total - defcount} to ${total} positional arguments` : `${total} positional argument${total === 1 ? '' : 's'}`;
-    throw typeError(`${qualname}() takes ${sig} but ${given} ${given === 1 ? 'was' : 'were'} given`);
-  }
-  const missing = params.filter((p, i) => values[i] === unset && p.default === REQUIRED).map((p) => p.name);
-  if (missing.length) {
-    throw typeError(`${qualname}() missing ${missing.length} required positional argument${missing.length > 1 ? 's' : ''}: ${nameList(missing)}`);
-  }
-  return values.map((v, i) => (v === unset ? params[i].default : v));
+  return bindPyArgs(qualname, params.map((p) => (p.default === REQUIRED ? { name: p.name } : { name: p.name, default: p.default, hasDefault: true })), args, kwargs);
 }
 
 export interface MethodSpec<T> { params: ParamSpec[]; fn: (this: T, ...a: any[]) => unknown }
