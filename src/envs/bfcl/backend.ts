@@ -21,10 +21,8 @@ export interface BfclBackend {
   clone(): BfclBackend;
 }
 
-/** A Python exception; `message` is str(e) exactly (e.g. "'x'" for KeyError('x')). */
-export class BfclPyError extends Error {
-  constructor(public readonly pyType: string, message: string) { super(message); }
-}
+/** A Python exception; `message` is str(e) exactly (e.g. "'x'" for KeyError('x')). One class for every port. */
+export { PyException as BfclPyError } from '../python';
 
 /** Registry filled by each backend module: className -> factory. */
 export const BACKENDS: Record<string, () => BfclBackend> = {};

@@ -82,7 +82,7 @@ export const BANNED_CALLS = ['kill', 'exit', 'quit', 'remove', 'unlink', 'popen'
 const ERR_PREFIX = 'Error during execution: ';
 
 function pyErrorMessage(e: unknown): string {
-  if (e instanceof BfclPyError || e instanceof PyException) return e.message;
+  if (e instanceof PyException) return e.message;
   if (e instanceof RangeError) return 'maximum recursion depth exceeded';
   if (e instanceof Error) return e.message;
   return String(e);
