@@ -12,7 +12,7 @@
 //   and `error` is true only for "Error during execution: …" results.
 // Backend-level failures that BFCL returns as values ({"error": …} dicts) are ordinary results in both.
 
-import { BACKENDS, BfclPyError, type BfclBackend } from './backend';
+import { BACKENDS, type BfclBackend } from './backend';
 import { normaliseJsonArgs, parsePythonCall, type ParsedCall } from './parser';
 import { errorObservation, type Environment, type JSONSchema, type Observation, type ToolSchema } from '../types';
 import { PyException, PyFloat, PyTuple, parsePyJson, pyJsonDumps, pyRepr, pyStr, toPlain } from '../python';
