@@ -451,6 +451,28 @@ export function bindPyArgs(qualname: string, params: PyParam[], args: unknown[],
   return bound;
 }
 
+/**
+ * A port's method call: look `method` up in its signature table (AttributeError if absent, as getattr
+ * would raise) and bind the arguments like CPython.
+ */
+export function bindMethod(className: string, table: Record<string, PyParam[]>, method: string, args: unknown[], kwargs: Record<string, unknown>): unknown[] {
+  const params = Object.prototype.hasOwnProperty.call(table, method) ? table[method] : undefined;
+  if (!params) throw new PyException('AttributeError', `'${className}' object has no attribute '${method}'`);
+  return bindPyArgs(`${className}.${method}`, params, args, kwargs);
+}
+
+/** A value used as a dict (`.keys()`, `.items()`…): AttributeError naming its real type otherwise. */
+export function asPyMap(v: unknown, attr: string): Map<unknown, unknown> {
+  if (v instanceof Map) return v;
+  throw new PyException('AttributeError', `'${pyTypeName(v)}' object has no attribute '${attr}'`);
+}
+
+/** A value used as a list (`.append()`…): AttributeError naming its real type otherwise. */
+export function asPyList(v: unknown, attr: string): unknown[] {
+  if (Array.isArray(v)) return v;
+  throw new PyException('AttributeError', `'${pyTypeName(v)}' object has no attribute '${attr}'`);
+}
+
 /** bool(x). */
 export function pyTruthy(v: unknown): boolean {
   if (v === null || v === undefined || v === false) return false;

@@ -3,7 +3,7 @@
 // texts. A model can send any argument types, and BFCL reports whatever Python raises, so the ports go
 // through these helpers instead of using JS operators directly.
 
-import { bindPyArgs, PyFloat, PyTuple, pyRepr, pyStrRepr } from '../python';
+import { bindPyArgs, PyFloat, PyTuple, pyRepr, pyStrRepr, pyTypeName } from '../python';
 import { BfclBackend, BfclPyError } from './backend';
 
 export type PyMap = Map<string | number, unknown>;
@@ -25,18 +25,7 @@ export function isPyDict(v: unknown): v is PyMap | Record<string, unknown> {
   return v instanceof Map || isPlainObject(v);
 }
 
-export function pyTypeName(v: unknown): string {
-  if (v === null || v === undefined) return 'NoneType';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'string') return 'str';
-  if (v instanceof PyFloat) return 'float';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  if (Array.isArray(v)) return 'list';
-  if (v instanceof PyTuple) return 'tuple';
-  if (isPyDict(v)) return 'dict';
-  if (v instanceof Set) return 'set';
-  return 'object';
-}
+export { pyTypeName };
 
 /**
  * Deep copy into the internal model: every dict becomes a Map (so key order survives any later insert),

@@ -4,7 +4,8 @@
 
 import { BfclPyError, registerBackend, type BfclBackend } from '../backend';
 import {
-  bindPyArgs, pyCompareStr, pyContains, pyDeepCopy, pyEquals, pyFormatFixed, pySplitlines, pySplitWhitespace,
+  bindMethod,
+  pyCompareStr, pyContains, pyDeepCopy, pyEquals, pyFormatFixed, pySplitlines, pySplitWhitespace,
   pyStr, pyTruthy, pyTypeName, PyFloat, type PyParam,
 } from '../../python';
 
@@ -169,9 +170,7 @@ export class GorillaFileSystem implements BfclBackend {
   methods(): string[] { return Object.keys(METHODS); }
 
   invoke(method: string, args: unknown[], kwargs: Record<string, unknown>): unknown {
-    const params = Object.prototype.hasOwnProperty.call(METHODS, method) ? METHODS[method] : undefined;
-    if (!params) throw new BfclPyError('AttributeError', `'${CLASS}' object has no attribute '${method}'`);
-    const a = bindPyArgs(`${CLASS}.${method}`, params, args, kwargs);
+    const a = bindMethod(CLASS, METHODS, method, args, kwargs);
     switch (method) {
       case 'pwd': return this.pwd();
       case 'ls': return this.ls(a[0]);

@@ -5,7 +5,8 @@
 
 import { BfclPyError, registerBackend, type BfclBackend } from '../backend';
 import {
-  bindPyArgs, pyCompareStr, pyEquals, pyIterate, pyTruthy, pyTypeName, PyFloat, PyOpaque, pyRepr, PyTuple, type PyParam,
+  bindMethod,
+  pyCompareStr, pyEquals, pyIterate, pyTruthy, pyTypeName, PyFloat, PyOpaque, pyRepr, PyTuple, type PyParam,
 } from '../../python';
 
 const CLASS = 'MathAPI';
@@ -707,9 +708,7 @@ export class MathAPI implements BfclBackend {
   methods(): string[] { return Object.keys(METHODS); }
 
   invoke(method: string, args: unknown[], kwargs: Record<string, unknown>): unknown {
-    const params = Object.prototype.hasOwnProperty.call(METHODS, method) ? METHODS[method] : undefined;
-    if (!params) throw new BfclPyError('AttributeError', `'${CLASS}' object has no attribute '${method}'`);
-    const a = bindPyArgs(`${CLASS}.${method}`, params, args, kwargs);
+    const a = bindMethod(CLASS, METHODS, method, args, kwargs);
     switch (method) {
       case 'logarithm':
         try { return res(logarithm(a[0], a[1], a[2])); } catch (e) {

@@ -4,7 +4,8 @@
 import { BfclPyError, registerBackend, type BfclBackend } from '../backend';
 import { PyRandom } from '../pyrandom';
 import {
-  bindPyArgs, pyContains, pyDeepCopy, pyEquals, pyIterate, pyStr, pyTruthy, pyTypeName, PyFloat, toMapDeep, type PyParam,
+  bindMethod, asPyMap, asPyList,
+  pyContains, pyDeepCopy, pyEquals, pyIterate, pyStr, pyTruthy, pyTypeName, PyFloat, toMapDeep, type PyParam,
 } from '../../python';
 
 const CLASS = 'MessageAPI';
@@ -37,19 +38,9 @@ function defaultState(): Map<string, unknown> {
   ]);
 }
 
-function asMap(v: unknown, attr: string): Map<unknown, unknown> {
-  if (v instanceof Map) return v;
-  throw new BfclPyError('AttributeError', `'${pyTypeName(v)}' object has no attribute '${attr}'`);
-}
-
-function asList(v: unknown, attr: string): unknown[] {
-  if (Array.isArray(v)) return v;
-  throw new BfclPyError('AttributeError', `'${pyTypeName(v)}' object has no attribute '${attr}'`);
-}
-
 /** `receiver, content = list(message.items())[0]` */
 function firstItem(message: unknown): [unknown, unknown] {
-  const m = asMap(message, 'items');
+  const m = asPyMap(message, 'items');
   const first = m.entries().next();
   if (first.done) throw new BfclPyError('IndexError', 'list index out of range');
   return first.value;
@@ -88,11 +79,9 @@ export class MessageAPI implements BfclBackend {
   methods(): string[] { return Object.keys(METHODS); }
 
   invoke(method: string, args: unknown[], kwargs: Record<string, unknown>): unknown {
-    const params = Object.prototype.hasOwnProperty.call(METHODS, method) ? METHODS[method] : undefined;
-    if (!params) throw new BfclPyError('AttributeError', `'${CLASS}' object has no attribute '${method}'`);
-    const a = bindPyArgs(`${CLASS}.${method}`, params, args, kwargs);
+    const a = bindMethod(CLASS, METHODS, method, args, kwargs);
     switch (method) {
-      case 'list_users': return new Map([['user_list', [...asMap(this.userMap, 'keys').keys()]]]);
+      case 'list_users': return new Map([['user_list', [...asPyMap(this.userMap, 'keys').keys()]]]);
       case 'get_user_id': return this.getUserId(a[0]);
       case 'message_login': return this.login(a[0]);
       case 'message_get_login_status': return new Map([['login_status', pyTruthy(this.currentUser)]]);
@@ -106,11 +95,11 @@ export class MessageAPI implements BfclBackend {
     throw new BfclPyError('AttributeError', `'${CLASS}' object has no attribute '${method}'`);
   }
 
-  private values(): unknown[] { return [...asMap(this.userMap, 'values').values()]; }
+  private values(): unknown[] { return [...asPyMap(this.userMap, 'values').values()]; }
 
   private getUserId(user: unknown): unknown {
     if (!pyContains(this.userMap, user)) return new Map([['error', `User '${pyStr(user)}' not found in the workspace.`]]);
-    const m = asMap(this.userMap, 'get');
+    const m = asPyMap(this.userMap, 'get');
     for (const [k, v] of m) if (pyEquals(k, user)) return new Map([['user_id', v]]);
     return new Map([['user_id', null]]);
   }
@@ -135,7 +124,7 @@ export class MessageAPI implements BfclBackend {
     if (!pyTruthy(this.currentUser)) return new Map([['error', 'No user is currently logged in.']]);
     if (!this.values().some((v) => pyEquals(v, receiverId))) return new Map([['error', `Receiver ID '${pyStr(receiverId)}' not found.`]]);
     const messageId = this.generateId();
-    asList(this.inbox, 'append').push(new Map([[receiverId, message]]));
+    asPyList(this.inbox, 'append').push(new Map([[receiverId, message]]));
     this.messageCount = addOne(this.messageCount);
     return new Map<string, unknown>([
       ['sent_status', true],
@@ -146,7 +135,7 @@ export class MessageAPI implements BfclBackend {
 
   private delete(receiverId: unknown): unknown {
     if (!pyTruthy(this.currentUser)) return new Map([['error', 'No user is currently logged in.']]);
-    const inbox = asList(this.inbox, 'remove');
+    const inbox = asPyList(this.inbox, 'remove');
     for (const message of [...inbox].reverse()) {
       const [receiver] = firstItem(message);
       if (pyEquals(receiver, receiverId)) {
@@ -182,7 +171,7 @@ export class MessageAPI implements BfclBackend {
     this.userCount = addOne(this.userCount);
     const userId = `USR${pyStr(this.userCount).padStart(3, '0')}`;
     if (this.values().some((v) => pyEquals(v, userId))) return new Map([['error', `User ID '${userId}' already exists.`]]);
-    asMap(this.userMap, '__setitem__').set(userName, userId);
+    asPyMap(this.userMap, '__setitem__').set(userName, userId);
     return new Map<string, unknown>([
       ['added_status', true],
       ['user_id', userId],

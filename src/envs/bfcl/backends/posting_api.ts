@@ -3,7 +3,8 @@
 
 import { BfclPyError, registerBackend, type BfclBackend } from '../backend';
 import {
-  bindPyArgs, pyContains, pyDeepCopy, pyDictFindKey, pyEquals, pyIterate, pyStr, pyTruthy, pyTypeName, PyFloat,
+  bindMethod, asPyMap, asPyList,
+  pyContains, pyDeepCopy, pyDictFindKey, pyEquals, pyIterate, pyStr, pyTruthy, pyTypeName, PyFloat,
   toMapDeep, type PyParam,
 } from '../../python';
 
@@ -58,18 +59,8 @@ function pyInt(k: unknown): unknown {
   throw new BfclPyError('TypeError', `int() argument must be a string, a bytes-like object or a real number, not '${pyTypeName(k)}'`);
 }
 
-function asMap(v: unknown, attr: string): Map<unknown, unknown> {
-  if (v instanceof Map) return v;
-  throw new BfclPyError('AttributeError', `'${pyTypeName(v)}' object has no attribute '${attr}'`);
-}
-
-function asList(v: unknown, attr: string): unknown[] {
-  if (Array.isArray(v)) return v;
-  throw new BfclPyError('AttributeError', `'${pyTypeName(v)}' object has no attribute '${attr}'`);
-}
-
 function subscript(d: unknown, key: string): unknown {
-  const m = asMap(d, '__getitem__');
+  const m = asPyMap(d, '__getitem__');
   const f = pyDictFindKey(m, key);
   if (!f.found) throw new BfclPyError('KeyError', `'${key}'`);
   return m.get(f.key);
@@ -89,19 +80,17 @@ export class TwitterAPI implements BfclBackend {
     const d = defaults();
     const s = {} as Record<Attr, unknown>;
     for (const a of ATTRS) s[a] = scenario.has(a) ? scenario.get(a) : d[a];
-    s.tweets = new Map([...asMap(s.tweets, 'items')].map(([k, v]) => [pyInt(k), v]));
+    s.tweets = new Map([...asPyMap(s.tweets, 'items')].map(([k, v]) => [pyInt(k), v]));
     this.s = s;
   }
 
   methods(): string[] { return Object.keys(METHODS); }
 
   invoke(method: string, args: unknown[], kwargs: Record<string, unknown>): unknown {
-    const params = Object.prototype.hasOwnProperty.call(METHODS, method) ? METHODS[method] : undefined;
-    if (!params) throw new BfclPyError('AttributeError', `'${CLASS}' object has no attribute '${method}'`);
-    const a = bindPyArgs(`${CLASS}.${method}`, params, args, kwargs);
+    const a = bindMethod(CLASS, METHODS, method, args, kwargs);
     const s = this.s;
     const notAuth = (what: string) => new Map([['error', `User not authenticated. Please authenticate before ${what}.`]]);
-    const tweets = () => asMap(s.tweets, 'items');
+    const tweets = () => asPyMap(s.tweets, 'items');
     const notFound = (id: unknown) => new Map([['error', `Tweet with ID ${pyStr(id)} not found.`]]);
     switch (method) {
       case 'authenticate_twitter':
@@ -125,34 +114,34 @@ export class TwitterAPI implements BfclBackend {
       case 'retweet': {
         if (!pyTruthy(s.authenticated)) return notAuth('retweeting');
         if (!pyContains(tweets(), a[0])) return notFound(a[0]);
-        const rt = asMap(s.retweets, '__contains__');
+        const rt = asPyMap(s.retweets, '__contains__');
         let k = pyDictFindKey(rt, s.username);
         if (!k.found) { rt.set(s.username, []); k = pyDictFindKey(rt, s.username); }
         const list = rt.get(k.key);
         if (pyContains(list, a[0])) return new Map([['retweet_status', 'Already retweeted']]);
-        asList(list, 'append').push(a[0]);
+        asPyList(list, 'append').push(a[0]);
         return new Map([['retweet_status', 'Successfully retweeted']]);
       }
       case 'comment': {
         if (!pyTruthy(s.authenticated)) return notAuth('commenting');
         if (!pyContains(tweets(), a[0])) return notFound(a[0]);
-        const cm = asMap(s.comments, '__contains__');
+        const cm = asPyMap(s.comments, '__contains__');
         let k = pyDictFindKey(cm, a[0]);
         if (!k.found) { cm.set(a[0], []); k = pyDictFindKey(cm, a[0]); }
-        asList(cm.get(k.key), 'append').push(new Map([['username', s.username], ['content', a[1]]]));
+        asPyList(cm.get(k.key), 'append').push(new Map([['username', s.username], ['content', a[1]]]));
         return new Map([['comment_status', 'Comment added successfully']]);
       }
       case 'mention': {
         const k = pyDictFindKey(tweets(), a[0]);
         if (!k.found) return notFound(a[0]);
         const items = pyIterate(a[1]);
-        asList(subscript(tweets().get(k.key), 'mentions'), 'extend').push(...items);
+        asPyList(subscript(tweets().get(k.key), 'mentions'), 'extend').push(...items);
         return new Map([['mention_status', 'Users mentioned successfully']]);
       }
       case 'follow_user':
         if (!pyTruthy(s.authenticated)) return notAuth('following');
         if (pyContains(s.following_list, a[0])) return new Map([['follow_status', false]]);
-        asList(s.following_list, 'append').push(a[0]);
+        asPyList(s.following_list, 'append').push(a[0]);
         return new Map([['follow_status', true]]);
       case 'list_all_following':
         if (!pyTruthy(s.authenticated)) return notAuth('listing following');
@@ -160,7 +149,7 @@ export class TwitterAPI implements BfclBackend {
       case 'unfollow_user': {
         if (!pyTruthy(s.authenticated)) return notAuth('unfollowing');
         if (!pyContains(s.following_list, a[0])) return new Map([['unfollow_status', false]]);
-        const list = asList(s.following_list, 'remove');
+        const list = asPyList(s.following_list, 'remove');
         list.splice(list.findIndex((x) => pyEquals(x, a[0])), 1);
         return new Map([['unfollow_status', true]]);
       }
@@ -178,14 +167,14 @@ export class TwitterAPI implements BfclBackend {
       }
       case 'get_tweet_comments': {
         if (!pyContains(tweets(), a[0])) return notFound(a[0]);
-        const cm = asMap(s.comments, 'get');
+        const cm = asPyMap(s.comments, 'get');
         const k = pyDictFindKey(cm, a[0]);
         return k.found ? cm.get(k.key) : [];
       }
       case 'get_user_stats': {
         const tweetCount = [...tweets().values()].filter((t) => pyEquals(subscript(t, 'username'), a[0])).length;
         const followingCount = pyEquals(a[0], s.username) ? pyLen(s.following_list) : 0;
-        const rt = asMap(s.retweets, 'get');
+        const rt = asPyMap(s.retweets, 'get');
         const k = pyDictFindKey(rt, a[0]);
         const retweetCount = k.found ? pyLen(rt.get(k.key)) : 0;
         return new Map([['tweet_count', tweetCount], ['following_count', followingCount], ['retweet_count', retweetCount]]);
