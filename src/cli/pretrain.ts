@@ -18,6 +18,7 @@ import { samplerFromFolder } from '../engine/sampler';
 import { BPETokenizer, DEFAULT_SPECIAL_TOKENS, trainBPE } from '../engine/tokenizer';
 import { Model, makeLmBatch } from '../engine/trainer-core';
 import { getWorld } from '../envs/worlds/index';
+import type { Task } from '../envs/types';
 import { arg, flag, progress } from './util';
 
 const sizes = (arg('sizes') ?? 'tiny,small').split(',') as PresetName[];
@@ -121,7 +122,7 @@ function schedule(s: number, total: number): number {
 }
 
 /** Greedy held-out evaluation, per world, in real and in rehearsal mode. */
-export async function evaluateFolder(dir: string, tasks: ReturnType<typeof getWorld>['tasks'] extends (...a: never[]) => infer R ? R : never, log: (s: string) => void) {
+export async function evaluateFolder(dir: string, tasks: Task[], log: (s: string) => void) {
   const folder = await loadModelFolder(dir);
   const sampler = await samplerFromFolder(folder, nodeRuntime());
   const out: Record<string, Record<string, EvalResult>> = {};

@@ -2,7 +2,7 @@
 // One step: tasks × K rollouts → judge → advantages → update through the engine's training graph → metrics.
 // Everything random derives from (seed, step), so a resumed run continues exactly where it stopped.
 
-import type { Generation, TextGenerator } from '../engine/generator';
+import type { TextGenerator } from '../engine/generator';
 import type { LlamaConfig, Params } from '../engine/decoder';
 import type { AggMode, KlType } from '../engine/losses';
 import type { Runtime } from '../engine/runtime';
@@ -372,4 +372,3 @@ function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a +
 function now(): number { return typeof performance !== 'undefined' ? performance.now() : Date.now(); }
 export function cloneParams(p: Params): Params { return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, v.slice()])); }
 
-export type { Generation };

@@ -220,24 +220,11 @@ async function save(r: Run): Promise<void> {
   emit({ type: 'checkpoint', runId: r.req.runId, step: r.trainer.step, bytes, ms: performance.now() - t0 });
 }
 
-function startLoop(r: Run): void {
-  r.pauseRequested = false;
-  r.stopRequested = false;
-  r.error = undefined;
-  r.state = 'running';
-  sendStatus();
-  r.loop = (async () => {
+/** Runs training work for a run: a failure becomes the run's error state, and the page always hears the end. */
+function settleRun(r: Run, work: () => Promise<void>): Promise<void> {
+  return (async () => {
     try {
-      while (r.trainer.step < r.trainer.cfg.steps && !r.pauseRequested) {
-        if (stallBefore && r.trainer.step + 1 === stallBefore) {
-          stallBefore = 0;
-          log(`debug: hanging before step ${r.trainer.step + 1}`);
-          await new Promise(() => {});
-        }
-        await oneStep(r);
-      }
-      if (r.trainer.step >= r.trainer.cfg.steps) r.state = 'done';
-      else if (r.stopRequested) { await save(r); r.state = 'stopped'; } else r.state = 'paused';
+      await work();
     } catch (e) {
       r.state = 'error';
       r.error = e instanceof Error ? e.message : String(e);
@@ -246,6 +233,26 @@ function startLoop(r: Run): void {
       sendStatus();
     }
   })();
+}
+
+function startLoop(r: Run): void {
+  r.pauseRequested = false;
+  r.stopRequested = false;
+  r.error = undefined;
+  r.state = 'running';
+  sendStatus();
+  r.loop = settleRun(r, async () => {
+    while (r.trainer.step < r.trainer.cfg.steps && !r.pauseRequested) {
+      if (stallBefore && r.trainer.step + 1 === stallBefore) {
+        stallBefore = 0;
+        log(`debug: hanging before step ${r.trainer.step + 1}`);
+        await new Promise(() => {});
+      }
+      await oneStep(r);
+    }
+    if (r.trainer.step >= r.trainer.cfg.steps) r.state = 'done';
+    else if (r.stopRequested) { await save(r); r.state = 'stopped'; } else r.state = 'paused';
+  });
 }
 
 // ---------- the RPCs (wrapped by compute.worker.ts) ----------
@@ -283,18 +290,10 @@ async function stepOnce(r: Run): Promise<TrainStatus> {
   if (r.trainer.step >= r.trainer.cfg.steps) return status();
   r.state = 'running';
   sendStatus();
-  const p = (async () => {
-    try {
-      await oneStep(r);
-      r.state = r.trainer.step >= r.trainer.cfg.steps ? 'done' : 'paused';
-    } catch (e) {
-      r.state = 'error';
-      r.error = e instanceof Error ? e.message : String(e);
-    } finally {
-      r.loop = null;
-      sendStatus();
-    }
-  })();
+  const p = settleRun(r, async () => {
+    await oneStep(r);
+    r.state = r.trainer.step >= r.trainer.cfg.steps ? 'done' : 'paused';
+  });
   r.loop = p;
   await p;
   return status();
