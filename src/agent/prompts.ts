@@ -23,6 +23,8 @@ export interface ActPromptOptions {
   formatHint?: boolean;
   /** Replaces the whole system text. */
   system?: string;
+  /** Appended to the system text (test-time rehearsal memory, src/tts/). */
+  memory?: string;
 }
 
 export interface RehearsePromptOptions {
@@ -91,6 +93,7 @@ export function actSystem(policy: string, tools: ToolSchema[], opts: ActPromptOp
   const listing = nativeTools ? '' : listTools(tools, opts.toolListing ?? 'compact');
   if (listing) parts.push(`Tools:\n${listing}`);
   if (opts.formatHint ?? true) parts.push(ACT_FORMAT);
+  if (opts.memory) parts.push(opts.memory.trim());
   return parts.filter((p) => p !== '').join('\n\n');
 }
 

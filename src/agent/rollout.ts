@@ -84,6 +84,20 @@ export interface RolloutConfig {
   /** Keep prompt text on rows (traces, debugging). Default true. */
   keepPrompts?: boolean;
   onRound?: (info: { round: number; live: number; requests: number }) => void;
+  /**
+   * Test-time rehearsal (src/tts/): awaited before the first Act of every user turn, once for all
+   * trajectories starting a turn in the same round; returns per trajectory the text appended to Act's
+   * system prompt for that turn (undefined: none). `env` is the trajectory's own (in mode 'real' the real
+   * one): the hook may clone or snapshot it, never call it.
+   */
+  onUserTurn?: (starts: UserTurnStart[]) => Promise<(string | undefined)[]>;
+}
+
+export interface UserTurnStart {
+  task: Task; sample: number; trajectorySeed: number; userTurn: number;
+  /** A copy of the conversation so far, ending with this turn's user message. */
+  conversation: Message[];
+  env?: Environment;
 }
 
 export interface RolloutSpec {
@@ -93,6 +107,12 @@ export interface RolloutSpec {
   groupId?: string;
   /** Start from this environment instead of task.makeEnv() (it is cloned, never mutated). */
   env?: Environment;
+  /** Start at user turn `userTurn` with this history (ending with that turn's user message), e.g. a real one. */
+  resume?: { conversation: Message[]; userTurn: number };
+  /** End the episode ('final_turn') after this user turn (a rehearsal attempt covers one turn). */
+  lastTurn?: number;
+  /** Appended to Act's system prompt (a rehearsal memory); cfg.onUserTurn replaces it per turn. */
+  memory?: string;
 }
 
 export const DEFAULT_LIMITS: RolloutLimits = { maxAssistantTurns: 30, maxUserTurns: 30, maxGenerations: 200 };
@@ -137,6 +157,9 @@ interface Live {
   pending?: PendingCalls;
   done: boolean;
   failed?: ToolError;
+  memory?: string;
+  /** The user turn cfg.onUserTurn last ran for. */
+  hookedTurn: number;
 }
 
 interface Req { live: Live; kind: 'act' | 'rehearse'; callIndex?: number; prompt: string; req: GenerateRequest }
@@ -176,10 +199,14 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
     const sample = spec.sample ?? i;
     const base = spec.env ? spec.env.clone() : (cfg.mode === 'real' || (cfg.shadow ?? true)) ? task.makeEnv() : undefined;
     const tools = (base ?? task.makeEnv()).tools();
-    const first: Message[] = task.userTurns.length > 0 ? [{ role: 'user', content: task.userTurns[0] }] : [];
+    const first: Message[] = spec.resume ? spec.resume.conversation.slice()
+      : task.userTurns.length > 0 ? [{ role: 'user', content: task.userTurns[0] }] : [];
+    const startTurn = spec.resume?.userTurn ?? 0;
     const live: Live = {
       spec, task, tools, hints: referenceHints(task.reference), env: base,
-      conversation: first, userTurn: 0, assistantTurns: 0, turnSteps: [], doneSteps: [], turnVerdicts: [], done: false,
+      conversation: first, userTurn: startTurn, assistantTurns: 0, turnSteps: [], turnVerdicts: [], done: false,
+      // Earlier turns of a resumed history were not this rollout's: they stay empty so turn indices line up.
+      doneSteps: Array.from({ length: startTurn }, () => []), memory: spec.memory, hookedTurn: -1,
       traj: {
         taskId: task.id, groupId: spec.groupId ?? task.id, mode: cfg.mode, seed: trajectorySeed(baseSeed, task.id, sample),
         messages: [], rows: [], terminatedBy: 'final_turn',
@@ -236,7 +263,7 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
     }
     l.turnSteps = [];
     l.userTurn++;
-    if (l.userTurn >= l.task.userTurns.length) { finish(l, 'final_turn'); return; }
+    if (l.userTurn >= l.task.userTurns.length || (l.spec.lastTurn !== undefined && l.userTurn > l.spec.lastTurn)) { finish(l, 'final_turn'); return; }
     if (l.userTurn >= limits.maxUserTurns) { finish(l, 'turn_cap'); return; }
     l.conversation.push({ role: 'user', content: l.task.userTurns[l.userTurn] });
   }
@@ -332,6 +359,16 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
 
   let round = 0;
   for (;;) {
+    if (cfg.onUserTurn) {
+      const starting = lives.filter((l) => !l.done && !l.pending && l.hookedTurn !== l.userTurn);
+      if (starting.length > 0) {
+        const notes = await cfg.onUserTurn(starting.map((l) => ({
+          task: l.task, sample: l.spec.sample ?? lives.indexOf(l), trajectorySeed: l.traj.seed, userTurn: l.userTurn,
+          conversation: l.conversation.slice(), env: l.env,
+        })));
+        starting.forEach((l, i) => { l.hookedTurn = l.userTurn; l.memory = notes[i]; });
+      }
+    }
     const reqs: Req[] = [];
     for (const l of lives) {
       if (l.done) continue;
@@ -381,7 +418,7 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
   return lives.map((l) => l.traj);
 
   function fitAct(l: Live): { prompt: string; maxNew: number } | null {
-    const prompt = actPrompt(format, l.task.policy, l.tools, l.conversation, cfg.actPrompt);
+    const prompt = actPrompt(format, l.task.policy, l.tools, l.conversation, l.memory ? { ...cfg.actPrompt, memory: l.memory } : cfg.actPrompt);
     const maxNew = budget(cfg.policy, prompt, actS);
     return maxNew === null ? null : { prompt, maxNew };
   }
