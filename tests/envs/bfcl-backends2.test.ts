@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PyFloat, parsePyJson, pyJsonDumps } from '../../src/envs/python';
 import { BACKENDS, BfclBackend, BfclPyError } from '../../src/envs/bfcl/backend';
 import { bfclErrorString, bfclResultString } from '../../src/envs/bfcl/stringify';
@@ -11,7 +12,7 @@ import '../../src/envs/bfcl/backends/travel_booking';
 import '../../src/envs/bfcl/backends/vehicle_control';
 import { TravelAPI } from '../../src/envs/bfcl/backends/travel_booking';
 
-const DATA = '/work/shared/data/bfcl';
+const DATA = resolve(process.cwd(), '../shared/data/bfcl');
 const FIXTURE = `${DATA}/fixtures/multi_turn_base.fixture.json`;
 const QUESTIONS = `${DATA}/BFCL_v4_multi_turn_base.json`;
 const MINE = ['TicketAPI', 'TradingBot', 'TravelAPI', 'VehicleControlAPI'];
@@ -28,22 +29,22 @@ function call(b: BfclBackend, fn: string, args: unknown[], kwargs: Record<string
   }
 }
 
+// The fixture's verify_traveler_information results hold for run dates from its generation day on.
+const FIXTURE_DAY = () => ({ year: 2026, month: 11, day: 29 });
+
 function fresh(cls: string, config: unknown = {}): BfclBackend {
-  const b = BACKENDS[cls]();
+  const b = cls === 'TravelAPI' ? new TravelAPI(FIXTURE_DAY) : BACKENDS[cls]();
   b.loadScenario(config, false);
   return b;
 }
 
 interface Tally { calls: number; callOk: number; states: number; stateOk: number; mismatches: string[] }
 
-describe.skipIf(!existsSync(FIXTURE))('BFCL part-2 backends vs the ground-truth replay fixture', () => {
+// Missing data is a failure here, never a skip: readFileSync throws in beforeAll and every test below fails.
+describe('BFCL part-2 backends vs the ground-truth replay fixture', () => {
   const tallies: Record<string, Tally> = {};
-  const realToday = TravelAPI.today;
-  afterAll(() => { TravelAPI.today = realToday; });
 
   beforeAll(() => {
-    // The fixture's verify_traveler_information results hold for run dates from its generation day on.
-    TravelAPI.today = () => ({ year: 2026, month: 11, day: 29 });
     const fixture = parsePyJson(readFileSync(FIXTURE, 'utf8'), { objects: 'map' });
     const configs = new Map<string, PyMap>();
     for (const line of readFileSync(QUESTIONS, 'utf8').split('\n')) {
@@ -155,6 +156,19 @@ describe('Python call semantics of the ports', () => {
     expect(call(tr, 'compute_exchange_rate', ['RMB', 'USD', 100])).toBe('{"exchanged_value": 14.29}');
     expect(call(tr, 'compute_exchange_rate', ['USD', 'RMB', 100])).toBe('{"exchanged_value": 700.0}');
     expect(call(tr, 'list_all_airports', []).startsWith("['RMS', 'SBK',")).toBe(true);
+  });
+
+  it('datetime.today() is a per-instance clock that clone() keeps and no other instance sees', () => {
+    const config = { user_first_name: 'Ada', user_last_name: 'Byron' };
+    const verify = (b: BfclBackend) => call(b, 'verify_traveler_information', ['Ada', 'Byron', '2008-12-01', 'US123']);
+    const dayBefore18 = new TravelAPI(() => ({ year: 2026, month: 11, day: 30 }));
+    dayBefore18.loadScenario(config, false);
+    const birthday = new TravelAPI(() => ({ year: 2026, month: 12, day: 1 }));
+    birthday.loadScenario(config, false);
+    expect(verify(dayBefore18)).toBe('{"verification_status": false, "verification_failure": "Traveler must be at least 18 years old."}');
+    expect(verify(birthday)).toBe('{"verification_status": true}');
+    expect(verify(dayBefore18.clone())).toBe(verify(dayBefore18));
+    expect(verify(birthday)).toBe('{"verification_status": true}');
   });
 
   it('rounds and formats floats like CPython (half-even on the exact binary value)', () => {

@@ -11,13 +11,14 @@ describe('BFCL multi-turn checker', () => {
   let registered: string[];
   beforeAll(async () => { registered = await loadAllBackends(); });
 
-  it('accepts the ground truth as model output for every entry it can run', () => {
-    const all = items().filter(({ question }) => question.involved_classes.every((c) => registered.includes(c)));
+  it('accepts the ground truth as model output for all 200 entries', () => {
+    expect(registered).toHaveLength(8);
+    const all = items();
     const outputs = Object.fromEntries(all.map(({ question, answer }) => [question.id, groundTruthAsModelOutput(answer.ground_truth)]));
     const report = checkCategory(all.map(({ question, answer }) => ({ entry: question, groundTruth: answer.ground_truth })), outputs);
     expect(report.results.filter((r) => !r.valid)).toEqual([]);
     expect(report.accuracy).toBe(1);
-    if (registered.length === 8) expect(report.total).toBe(200);
+    expect(report.total).toBe(200);
   });
 
   it('accepts the ground truth split into one step per call', () => {
@@ -62,19 +63,18 @@ describe('BFCL multi-turn checker', () => {
   });
 
   it('empty ground-truth turns are not checked unless irrelevance checking is on', () => {
-    const withEmpty = items().find(({ question, answer }) => answer.ground_truth.some((t) => t.length === 0)
-      && question.involved_classes.every((c) => registered.includes(c)));
-    if (!withEmpty) return;
-    const { question, answer } = withEmpty;
+    const READ = /^(get_flight_cost|ls|pwd|list_users|get_user_stats|display_car_status|get_stock_info|posting_get_login_status)\(/;
+    const withEmpty = items().find(({ answer }) => answer.ground_truth.some((t) => t.length === 0)
+      && answer.ground_truth.flat().some((c) => READ.test(c)));
+    expect(withEmpty, 'the category has an entry with an empty ground-truth turn and a read-only call').toBeDefined();
+    const { question, answer } = withEmpty!;
     const gt = answer.ground_truth;
     const t = gt.findIndex((x) => x.length === 0);
     const model = groundTruthAsModelOutput(gt);
-    const someRead = gt.flat().find((c) => /^(ls|pwd|list_users|get_user_stats|display_car_status|get_stock_info|posting_get_login_status)\(/.test(c));
-    if (someRead) {
-      model[t] = [[someRead]];
-      expect(multiTurnCheck(question, model, gt).valid).toBe(true);
-      expect(multiTurnCheck(question, model, gt, { checkIrrelevance: true })).toMatchObject({ valid: false, turn: t });
-    }
+    const someRead = gt.flat().find((c) => READ.test(c))!;
+    model[t] = [[someRead]];
+    expect(multiTurnCheck(question, model, gt).valid).toBe(true);
+    expect(multiTurnCheck(question, model, gt, { checkIrrelevance: true })).toMatchObject({ valid: false, turn: t });
     expect(multiTurnCheck(question, groundTruthAsModelOutput(gt), gt, { checkIrrelevance: true }).valid).toBe(true);
   });
 

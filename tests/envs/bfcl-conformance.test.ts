@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAllBackends } from '../../src/envs/bfcl/index';
 import { BfclEnvironment } from '../../src/envs/bfcl/env';
@@ -19,14 +20,38 @@ describe('BFCL multi_turn_base ground-truth replay matches the Python fixture', 
   let registered: string[];
   beforeAll(async () => { registered = await loadAllBackends(); });
 
-  it('every result string and per-turn state (all classes available)', () => {
+  it('all 8 backends register', () => {
+    expect([...registered].sort()).toEqual(['GorillaFileSystem', 'MathAPI', 'MessageAPI', 'TicketAPI', 'TradingBot', 'TravelAPI',
+      'TwitterAPI', 'VehicleControlAPI']);
+  });
+
+  it('every result string and per-turn state: 1142 results, 734 states', () => {
     const r = runBfclConformance({ questions: Q, answers: A, fixture: F, maxMismatches: 5 });
-    const available = ['TicketAPI', 'TradingBot', 'TravelAPI', 'VehicleControlAPI'].every((c) => registered.includes(c));
-    if (!available) return; // the other port has not landed; the per-class test below still runs
     expect(r.mismatches).toEqual([]);
+    expect(r.all_mismatches).toBe(0);
     expect(r.total_calls).toBe(1142);
-    expect(r.matched_results).toBe(r.total_calls);
-    expect(r.matched_states).toBe(r.total_states);
+    expect(r.matched_results).toBe(1142);
+    expect(r.total_states).toBe(734);
+    expect(r.matched_states).toBe(734);
+  });
+
+  it('entries missing from the fixture, or from the questions, are failures rather than skipped', () => {
+    const dir = mkdtempSync(`${tmpdir()}/bfcl-conf-`);
+    const firstLines = (file: string, n: number) => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).slice(0, n).join('\n');
+    writeFileSync(`${dir}/q.json`, firstLines(Q, 3));
+    writeFileSync(`${dir}/a.json`, firstLines(A, 3));
+    writeFileSync(`${dir}/empty.fixture.json`, '{"entries": []}');
+    const noFixture = runBfclConformance({ questions: `${dir}/q.json`, answers: `${dir}/a.json`, fixture: `${dir}/empty.fixture.json` });
+    expect(noFixture.total_calls).toBeGreaterThan(0);
+    expect(noFixture.matched_results).toBe(0);
+    expect(noFixture.total_states).toBeGreaterThanOrEqual(3);
+    expect(noFixture.matched_states).toBe(0);
+    expect(noFixture.mismatches.map((m) => [m.kind, m.actual])).toEqual([['entry', 'missing'], ['entry', 'missing'], ['entry', 'missing']]);
+    // the full fixture against 3 questions: those 3 match, the other 197 fixture entries are reported
+    const fewQuestions = runBfclConformance({ questions: `${dir}/q.json`, answers: `${dir}/a.json`, fixture: F, maxMismatches: 1000 });
+    expect(fewQuestions.matched_states).toBe(fewQuestions.total_states);
+    expect(fewQuestions.all_mismatches).toBe(197);
+    expect(fewQuestions.mismatches.every((m) => m.kind === 'entry')).toBe(true);
   });
 
   it('results of GorillaFileSystem, MathAPI, MessageAPI and TwitterAPI calls, by class', () => {
@@ -34,7 +59,6 @@ describe('BFCL multi_turn_base ground-truth replay matches the Python fixture', 
     const items = new Map(loadCategory(Q, A).map((x) => [x.question.id, x]));
     const perClass: Record<string, { total: number; ok: number }> = {};
     for (const e of fx.entries) {
-      if (!e.involved_classes.every((c) => registered.includes(c))) continue;
       const env = new BfclEnvironment(items.get(e.id)!.question);
       for (const t of e.turns) for (const c of t.calls) {
         const got = env.execPython(c.call).text;
@@ -55,7 +79,6 @@ describe('BFCL multi_turn_base ground-truth replay matches the Python fixture', 
     let n = 0;
     for (const e of fx.get('entries') as Map<string, unknown>[]) {
       const q = items.get(e.get('id') as string)!.question;
-      if (!q.involved_classes.every((c) => registered.includes(c))) continue;
       const env = new BfclEnvironment(q);
       const mine = env.stateRaw();
       for (const [cls, st] of e.get('initial_state') as Map<string, unknown>) {
@@ -63,7 +86,7 @@ describe('BFCL multi_turn_base ground-truth replay matches the Python fixture', 
         n++;
       }
     }
-    expect(n).toBeGreaterThan(300);
+    expect(n).toBe(335);   // every class of every entry, none skipped
   });
 
   it('tools() converts BFCL docs to JSON Schema and withholds missed functions until their turn', () => {

@@ -146,26 +146,52 @@ describe('checklist judge', () => {
 });
 
 describe('judge properties on generated tasks', () => {
-  it('dropping expert steps never raises the score above the expert, and scores stay in [0, 1]', async () => {
-    const fc = await import('fast-check');
+  const load = async () => {
     const { getWorld, replayReference } = await import('../../src/envs/worlds/index');
     const tasks = [...getWorld('retail').tasks({ count: 15 }), ...getWorld('files').tasks({ count: 15 })];
-    const replays = tasks.map((t) => replayReference(t).turnSteps);
-    fc.assert(fc.property(fc.nat(tasks.length - 1), fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), fc.boolean(), (i, keep, junk) => {
-      let k = 0;
-      const steps = replays[i].map((turn) => {
-        const kept = turn.filter(() => keep[k++ % keep.length]);
-        // junk: arguments of the wrong type and unknown tools must not crash the judge
-        return junk ? [...kept, { call: { name: 'nope', arguments: 'x' as unknown as Record<string, unknown> } }, { reply: '' }] : kept;
-      });
-      const v = judgeEpisode(tasks[i], steps);
-      expect(v.score).toBeGreaterThanOrEqual(0);
-      expect(v.score).toBeLessThanOrEqual(1);
-      for (const t of v.turns) {
-        const sum = t.items.reduce((a, it) => a + (it.passed ? it.weight : 0), 0);
-        expect(t.score).toBeCloseTo(sum, 9);
+    return { tasks, replays: tasks.map((t) => replayReference(t).turnSteps) };
+  };
+
+  it('the full expert replay (every step kept) scores exactly 1 on every task', async () => {
+    const { tasks, replays } = await load();
+    for (const [i, t] of tasks.entries()) {
+      const v = judgeEpisode(t, replays[i]);
+      expect(v.score, t.id).toBe(1);
+      expect(v.terminatedEarly).toBe(false);
+    }
+  });
+
+  it('dropping expert steps never passes an item a fuller replay fails, nor raises any turn score', async () => {
+    const fc = await import('fast-check');
+    const { tasks, replays } = await load();
+    const full = tasks.map((t, i) => judgeEpisode(t, replays[i]));
+    let lowered = 0;
+    const mask = fc.array(fc.boolean(), { minLength: 40, maxLength: 40 });
+    fc.assert(fc.property(fc.nat(tasks.length - 1), mask, mask, fc.boolean(), (i, keep, more, junk) => {
+      // two nested trims of the same replay: `fewer` keeps a subset of the steps `superset` keeps
+      const trim = (kept: (k: number) => boolean) => {
+        let k = 0;
+        return replays[i].map((turn) => {
+          const out = turn.filter(() => kept(k++ % 40));
+          // junk: arguments of the wrong type and unknown tools must not crash the judge
+          return junk ? [...out, { call: { name: 'nope', arguments: 'x' as unknown as Record<string, unknown> } }, { reply: '' }] : out;
+        });
+      };
+      const fewer = judgeEpisode(tasks[i], trim((k) => keep[k]));
+      const superset = judgeEpisode(tasks[i], trim((k) => keep[k] || more[k]));
+      for (const [small, big] of [[fewer, superset], [superset, full[i]], [fewer, full[i]]]) {
+        expect(small.score).toBeGreaterThanOrEqual(0);
+        expect(small.score).toBeLessThanOrEqual(big.score + 1e-12);
+        small.turns.forEach((turn, ti) => {
+          const sum = turn.items.reduce((a, it) => a + (it.passed ? it.weight : 0), 0);
+          expect(turn.score).toBeCloseTo(sum, 9);
+          expect(turn.score).toBeLessThanOrEqual(big.turns[ti].score + 1e-12);
+          turn.items.forEach((it, ii) => { if (it.passed) expect(big.turns[ti].items[ii].passed, it.id).toBe(true); });
+        });
       }
-      if (keep.every(Boolean)) expect(v.score).toBe(1);
+      if (fewer.score < superset.score) lowered++;
     }), { numRuns: 200, seed: 7 });
+    // the comparison is not vacuous: the smaller trim often scores strictly lower
+    expect(lowered).toBeGreaterThan(40);
   });
 });

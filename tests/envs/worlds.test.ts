@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { getWorld, listWorlds, replayReference, taskById, type WorldTask } from '../../src/envs/worlds/index';
+import { getWorld, listWorlds, replayReference, RestrictedEnv, taskById, type WorldTask } from '../../src/envs/worlds/index';
 import { hash32, mulberry32, Rng } from '../../src/envs/worlds/rng';
 import { isErrorObservation, judgeEpisode, judgeTranscript } from '../../src/envs/judges';
 import type { ChecklistItem, Environment, PassCondition } from '../../src/envs/types';
+import { fsStateOf } from '../../src/envs/worlds/files/env';
+import { retailStateOf } from '../../src/envs/worlds/retail/env';
 
 const N = 1000;
 
@@ -73,6 +75,54 @@ describe.each(['retail', 'files'])('%s world: experts verify at 100%%', (name) =
     }
     expect(failures.slice(0, 10)).toEqual([]);
     console.log(`${name}: ${N} tasks generated in ${genMs.toFixed(0)} ms (${(N / (genMs / 1000)).toFixed(0)}/s), avg reference ${(chars / N).toFixed(0)} chars`);
+  });
+});
+
+/** A state change no expert makes, applied on the full port behind the task's restricted tool list. */
+function tamper(world: string, env: Environment): void {
+  const inner = env instanceof RestrictedEnv ? env.unwrap() : env;
+  if (world === 'files') {
+    const obs = inner.call('touch', { file_name: 'zz_tampered.txt' });
+    if (obs.error || isErrorObservation(obs)) throw new Error(`tamper failed: ${obs.text}`);
+    return;
+  }
+  const users = (env.snapshot() as { users: Record<string, unknown> }).users;
+  const obs = inner.call('modify_user_address', { user_id: Object.keys(users)[0], address1: '1 Tamper Lane', address2: '',
+    city: 'Nowhere', state: 'NA', country: 'Atlantis', zip: '00000' });
+  if (obs.error || isErrorObservation(obs)) throw new Error(`tamper failed: ${obs.text}`);
+}
+
+const stateOf: Record<string, (env: Environment) => unknown> = { files: fsStateOf, retail: retailStateOf };
+
+describe.each(['retail', 'files'])('%s world: verify detects a wrong final state', (name) => {
+  it(`for ${N} tasks: an extra change fails, and so does the expert's run without its last state-changing call`, () => {
+    const failures: string[] = [];
+    let dropped = 0;
+    for (const t of getWorld(name).tasks({ count: N })) {
+      const env = replayReference(t).env;
+      tamper(name, env);
+      const v = t.verify(env);
+      if (v.passed) failures.push(`${t.id}: tampered state verified`);
+      else if (!/differs/.test(v.reason)) failures.push(`${t.id}: reason does not name the difference: ${v.reason}`);
+      // The last expert call that changed the judged state, found by replaying with a state diff after each call.
+      const replay = t.makeEnv();
+      let before = JSON.stringify(stateOf[name](replay));
+      let last = -1; let k = 0;
+      for (const m of t.reference) if (m.role === 'assistant' && m.toolCalls) for (const c of m.toolCalls) {
+        replay.call(c.name, c.arguments);
+        const after = JSON.stringify(stateOf[name](replay));
+        if (after !== before) last = k;
+        before = after; k++;
+      }
+      if (last < 0) continue;
+      dropped++;
+      let j = 0;
+      const without = replaySkipping(t, () => j++ === last);
+      if (t.verify(without).passed) failures.push(`${t.id}: verified without state-changing call #${last}`);
+    }
+    expect(failures.slice(0, 10)).toEqual([]);
+    // most tasks change state: the second check must have run on a large share of them
+    expect(dropped).toBeGreaterThan(N / 4);
   });
 });
 

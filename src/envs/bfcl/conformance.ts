@@ -67,13 +67,23 @@ export function runBfclConformance(opts: ConformanceOptions): ConformanceReport 
   let allMismatches = 0;
   const note = (m: ConformanceMismatch) => { allMismatches++; if (report.mismatches.length < max) report.mismatches.push(m); };
 
+  const seen = new Set<string>();
   for (const { question, answer } of items) {
     const fx = fxEntries.get(question.id);
-    if (!fx) continue;
-    const fxTurns = get(fx, 'turns') as unknown[];
+    seen.add(question.id);
     const nCalls = answer.ground_truth.reduce((s, t) => s + t.length, 0);
     report.total_calls += nCalls;
-    report.total_states += fxTurns.length;
+    // One state per ground-truth turn: a turn (or a whole entry) the fixture lacks is unmatched, never skipped,
+    // so a truncated or stale fixture cannot pass with fewer checks.
+    report.total_states += answer.ground_truth.length;
+    if (!fx) {
+      note({ id: question.id, turn: -1, kind: 'entry', expected: 'an entry in the fixture', actual: 'missing' });
+      continue;
+    }
+    const fxTurns = (get(fx, 'turns') as unknown[]) ?? [];
+    if (fxTurns.length !== answer.ground_truth.length) {
+      note({ id: question.id, turn: -1, kind: 'entry', expected: `${answer.ground_truth.length} turns`, actual: `${fxTurns.length} turns in the fixture` });
+    }
     let env: BfclEnvironment;
     try {
       env = new BfclEnvironment(question, { longContext: isLongContext(question.id) });
@@ -92,10 +102,14 @@ export function runBfclConformance(opts: ConformanceOptions): ConformanceReport 
         if (actual === expected) report.matched_results++;
         else note({ id: question.id, turn: t, kind: 'result', call: c, class: get(fxCalls[i], 'class') as string, expected, actual });
       });
-      if (!fxTurn) continue;
-      const fxState = get(fxTurn, 'state_after') as Map<string, unknown>;
+      if (!fxTurn) continue;   // counted in total_states, never matched
+      const fxState = get(fxTurn, 'state_after');
       const mine = env.stateRaw();
       let ok = true;
+      if (!(fxState instanceof Map) || fxState.size === 0) {
+        note({ id: question.id, turn: t, kind: 'state', expected: 'state_after in the fixture', actual: 'missing' });
+        continue;
+      }
       for (const [cls, expectedState] of fxState) {
         const e = pyJsonDumps(expectedState);
         let a: string;
@@ -110,6 +124,9 @@ export function runBfclConformance(opts: ConformanceOptions): ConformanceReport 
       if (ek !== ak) { ok = false; note({ id: question.id, turn: t, kind: 'nonstr_keys', expected: JSON.parse(ek), actual: JSON.parse(ak) }); }
       if (ok) report.matched_states++;
     }
+  }
+  for (const id of fxEntries.keys()) {
+    if (!seen.has(id)) note({ id, turn: -1, kind: 'entry', expected: 'a question for this fixture entry', actual: 'missing' });
   }
   return { ...report, all_mismatches: allMismatches };
 }

@@ -56,12 +56,16 @@ const EXCHANGE_RATES: [string, string, number | PyFloat][] = [
 
 const TRAVEL_CLASSES = ['economy', 'business', 'first'];
 
-type Clock = () => { year: number; month: number; day: number };
+export type Clock = () => { year: number; month: number; day: number };
 
 export class TravelAPI extends PyBackend<TravelAPI> {
   readonly className = 'TravelAPI';
-  /** datetime.today() for verify_traveler_information; tests may pin it. */
-  static today: Clock = localToday;
+
+  /**
+   * @param today datetime.today() for verify_traveler_information. Per instance (and carried by clone()) so a
+   *   run that pins the date, e.g. to replay a fixture recorded on a known day, cannot change any other run.
+   */
+  constructor(readonly today: Clock = localToday) { super(); }
 
   credit_card_list: PyMap = new Map();
   booking_record: PyMap = new Map();
@@ -102,7 +106,7 @@ export class TravelAPI extends PyBackend<TravelAPI> {
   }
 
   clone(): TravelAPI {
-    const c = new TravelAPI();
+    const c = new TravelAPI(this.today);
     c.credit_card_list = toPy(this.credit_card_list) as PyMap;
     c.booking_record = toPy(this.booking_record) as PyMap;
     c.access_token = this.access_token;
@@ -328,7 +332,7 @@ const METHODS: Record<string, MethodSpec<TravelAPI>> = {
       let age: number;
       try {
         const birth = strptime(dob, '%Y-%m-%d');
-        const today = TravelAPI.today();
+        const today = this.today();
         const before = today.month < birth.month || (today.month === birth.month && today.day < birth.day);
         age = today.year - birth.year - (before ? 1 : 0);
       } catch (e) {
