@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeConfig, initParams, countParams, headDim, paramSpecs, PRESETS } from '../../src/engine/decoder';
 import { buildForwardGraph, exportDecodeStep, exportInference } from '../../src/engine/graphs';
 import { f32, i32, i64, type HostTensor, type Session } from '../../src/engine/runtime';
@@ -76,11 +76,15 @@ describe('inference graphs agree with the training forward', () => {
   const arange = (a: number, n: number) => Array.from({ length: n }, (_, i) => a + i);
   let full: Float32Array;
   let hf: Session, step: Session;
-
-  it('full sequence, no cache', async () => {
+  // Built here, not by the first test, so each test below runs alone (vitest -t) and in any order.
+  beforeAll(async () => {
     full = await trainForward(ids);
     hf = await rt.createSession(exportInference(cfg, params).bytes);
     step = await rt.createSession(exportDecodeStep(cfg, params).bytes);
+  });
+  afterAll(async () => { await hf?.release(); await step?.release(); });
+
+  it('full sequence, no cache', async () => {
     const out = await hf.run({ ...hfFeeds(ids, ids.map(() => arange(1, T).map(() => 1)), ids.map(() => arange(0, T))), ...emptyCache(B) });
     expect(out.logits.dims).toEqual([B, T, V]);
     expect(out['present.0.key'].dims).toEqual([B, H, T, hd]);

@@ -29,7 +29,8 @@ describe('learning', () => {
     let last = first;
     const t0 = performance.now();
     let steps = 1;
-    for (; steps < 400 && performance.now() - t0 < 45_000; steps++) {
+    // Bounded by steps only: a slow machine takes longer, it never changes the outcome.
+    for (; steps < 400; steps++) {
       const lr = 3e-3 * Math.min(1, (400 - steps) / 100 + 0.1);
       last = (await model.trainStep(copyBatch(rng, 32), { lr })).loss;
       if (steps % 50 === 0) console.log(`step ${steps} loss ${last.toFixed(3)}`);
