@@ -162,17 +162,26 @@ export const REHEARSE_SYSTEM_SHORT = [
   'Format: <think>...</think>\n<execution_result>\n{json}\n</execution_result>',
 ].join('\n');
 
+/** The hints a Rehearse prompt with these options shows for this call, in order; null when hints are off. */
+export function selectHints(hints: Hint[], call: ToolCall, opts: Pick<RehearsePromptOptions, 'hints' | 'maxHints'> = {}): Hint[] | null {
+  const mode = opts.hints ?? true;
+  if (mode === false) return null;
+  const hs = mode === 'same-tool' ? hints.filter((h) => h.name === call.name) : hints;
+  return opts.maxHints === undefined ? hs : hs.slice(0, Math.max(0, opts.maxHints));
+}
+
+/** The "Examples:" section of a Rehearse prompt (hints-on, possibly empty). */
+export function hintsBlock(hints: Hint[]): string {
+  return hints.length === 0 ? 'Examples: (none)'
+    : `Examples:\n${hints.map((h) => `${h.name} ${JSON.stringify(h.arguments)}\n=> ${h.result}`).join('\n')}`;
+}
+
 export function rehearseUser(input: RehearseInput, opts: RehearsePromptOptions = {}): string {
   const parts: string[] = [];
   const listing = listTools(input.tools, opts.toolListing ?? 'compact');
   if (listing) parts.push(`Tools:\n${listing}`);
-  const mode = opts.hints ?? true;
-  if (mode !== false) {
-    let hs = mode === 'same-tool' ? input.hints.filter((h) => h.name === input.call.name) : input.hints;
-    if (opts.maxHints !== undefined) hs = hs.slice(0, Math.max(0, opts.maxHints));
-    parts.push(hs.length === 0 ? 'Examples: (none)'
-      : `Examples:\n${hs.map((h) => `${h.name} ${JSON.stringify(h.arguments)}\n=> ${h.result}`).join('\n')}`);
-  }
+  const shown = selectHints(input.hints, input.call, opts);
+  if (shown !== null) parts.push(hintsBlock(shown));
   if (opts.history ?? true) {
     const conv = trimHistory(input.conversation.filter((m) => m.role !== 'system'), opts.maxHistory);
     parts.push(`Conversation:\n${flattenConversation(conv)}`);
