@@ -4,7 +4,7 @@
 import { gradients } from './autodiff';
 import { Graph, type Value } from './graph';
 import { type LlamaConfig, type Params, NEG_INF, decoderForward, headDim, paramSpecs, ropeTables } from './decoder';
-import { type LossSpec, grpoLoss, lossKey, maskedMean, tokenStats } from './losses';
+import { type LossSpec, type PackedLossSpec, grpoLoss, grpoTokenTerms, klPenalty, lossKey, maskedMean, packedLossKey, tokenStats } from './losses';
 import * as O from './ops';
 
 export interface BuiltGraph {
@@ -115,6 +115,81 @@ function staticForward(g: Graph, cfg: LlamaConfig, B: number, T: number) {
     bias: g.const(bias, [T, T]),
   });
   return { W, ids, logits: out.logits };
+}
+
+/**
+ * Packed rows (see packing.ts): each graph row holds several sequences, or a prefix tree of them.
+ * position_ids (int32 [B, T]) pick the rotary angles per token and attention_bias (float [B, T, T],
+ * 0 = may attend, NEG_INF = may not) replaces the constant causal bias, so a token sees exactly the
+ * tokens it would see in its own unpacked row.
+ */
+function packedForward(g: Graph, cfg: LlamaConfig, B: number, T: number) {
+  const W = weightInputs(g, cfg);
+  const ids = g.input('input_ids', 'int32', [B, T]);
+  const pos = g.input('position_ids', 'int32', [B, T]);
+  const bias = g.input('attention_bias', 'float32', [B, T, T]);
+  const hd = headDim(cfg), maxPos = cfg.max_position_embeddings;
+  const tables = ropeTables(cfg, maxPos);
+  const lookup = (t: Float32Array) => O.unsqueeze(O.gather(g.const(t, [maxPos, hd]), pos), [1]);
+  const out = decoderForward(cfg, W, ids, {
+    batch: B, seq: T, cos: lookup(tables.cos), sin: lookup(tables.sin), bias: O.unsqueeze(bias, [1]),
+  });
+  return { W, ids, logits: out.logits };
+}
+
+/**
+ * Training graph for packed batches. Inputs: parameters, input_ids, position_ids, attention_bias,
+ * target_ids (int32 [B, T]), loss_weight (float [B, T]); GRPO adds advantages, old_logprobs,
+ * clip_ratio_low/high/c (and ref_logprobs, kl_coef when kl ≠ none), as in buildTrainGraph.
+ * loss = Σ loss_weight·token loss (−log p for 'ce'; verl's clipped policy loss + kl_coef·KL for
+ * 'grpo'): the aggregation mode lives in the weights, computed by the caller.
+ * Outputs: loss, logprobs, entropy [B, T], grad.<param>; GRPO adds pg_loss, kl_loss (weighted sums)
+ * and clipfrac_sum, clipfrac_lower_sum, ppo_kl_sum (plain sums over tokens with weight > 0, so that
+ * sums over several calls divide by the token count into verl's token means).
+ */
+export function buildPackedTrainGraph(cfg: LlamaConfig, B: number, T: number, loss: PackedLossSpec, opts: TrainGraphOptions = {}): BuiltGraph {
+  const g = new Graph();
+  const { W, logits } = packedForward(g, cfg, B, T);
+  const targets = g.input('target_ids', 'int32', [B, T]);
+  const weight = g.input('loss_weight', 'float32', [B, T]);
+  const stats = tokenStats(logits, O.reshape(targets, [-1]));
+  const logp = O.reshape(stats.logp, [B, T]);
+  const wsum = (x: Value) => O.reduceSum(O.mul(x, weight));
+  const extra: [Value, string][] = [];
+  let total: Value;
+  if (loss.kind === 'ce') {
+    total = O.neg(wsum(logp));
+  } else {
+    const advantages = g.input('advantages', 'float32', [B, T]);
+    const oldLogp = g.input('old_logprobs', 'float32', [B, T]);
+    const refLogp = loss.kl !== 'none' ? g.input('ref_logprobs', 'float32', [B, T]) : undefined;
+    const clipLow = g.input('clip_ratio_low', 'float32', [1]);
+    const clipHigh = g.input('clip_ratio_high', 'float32', [1]);
+    const clipC = g.input('clip_ratio_c', 'float32', [1]);
+    const klCoef = loss.kl !== 'none' ? g.input('kl_coef', 'float32', [1]) : undefined;
+    const t = grpoTokenTerms({ logp, oldLogp, advantages, clipLow, clipHigh, clipC });
+    const pgLoss = wsum(t.pg);
+    total = pgLoss;
+    extra.push([pgLoss, 'pg_loss']);
+    if (loss.kl !== 'none') {
+      const klLoss = wsum(klPenalty(logp, refLogp!, loss.kl));
+      total = O.add(pgLoss, O.mul(klLoss, klCoef!));
+      extra.push([klLoss, 'kl_loss']);
+    }
+    const f = (b: Value) => O.cast(b, 'float32');
+    const trained = f(O.greater(weight, 0));
+    const msum = (x: Value) => O.reduceSum(O.mul(x, trained));
+    extra.push([msum(f(O.greater(t.pg2, t.pg1))), 'clipfrac_sum'], [msum(O.mul(f(O.greater(t.clipped1, t.pg3)), f(t.advNeg))), 'clipfrac_lower_sum'],
+      [msum(O.neg(t.negApproxKl)), 'ppo_kl_sum']);
+  }
+  const names = paramSpecs(cfg).map((p) => p.name);
+  const grads = opts.grads === false ? [] : gradients(total, names.map((n) => W[n]));
+  g.output(total, 'loss');
+  g.output(logp, 'logprobs');
+  g.output(O.reshape(stats.entropy, [B, T]), 'entropy');
+  for (const [v, n] of extra) g.output(v, n);
+  grads.forEach((d, i) => g.output(d, `grad.${names[i]}`));
+  return finish(g, `llama train ${packedLossKey(loss)} ${B}x${T}`);
 }
 
 /** Forward only: params + input_ids (int32 [B, T]) → logits [B, T, vocab]. Causal, positions 0..T-1. */

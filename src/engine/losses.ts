@@ -13,6 +13,15 @@ export type LossSpec =
 
 export const lossKey = (l: LossSpec) => (l.kind === 'ce' ? 'ce' : `grpo-${l.agg}-${l.kl}${l.normBy ? `-n${l.normBy}` : ''}`);
 
+/**
+ * Loss of a packed batch (see packing.ts): Σ loss_weight·token loss. The caller puts the aggregation
+ * (token-mean, seq-mean-*) into the per-token weights, so one graph serves every mode and rows no
+ * longer need to be graph rows.
+ */
+export type PackedLossSpec = { kind: 'ce' } | { kind: 'grpo'; kl: KlType };
+
+export const packedLossKey = (l: PackedLossSpec) => (l.kind === 'ce' ? 'packed-ce' : `packed-grpo-${l.kl}`);
+
 /** Σ(x·mask) / max(Σmask, 1): verl's masked_mean, guarded so an all-masked batch gives 0, not NaN. */
 export function maskedMean(x: Value, mask: Value): Value {
   return O.div(O.reduceSum(O.mul(x, mask)), O.maximum(O.reduceSum(mask), 1));
@@ -54,8 +63,8 @@ export interface GrpoInputs {
 
 export interface GrpoOutputs { loss: Value; pgLoss: Value; klLoss?: Value; clipfrac: Value; clipfracLower: Value; ppoKl: Value }
 
-/** verl compute_policy_loss (vanilla, dual-clip) + optional KL loss, aggregated with one mode. */
-export function grpoLoss(x: GrpoInputs, agg: AggMode, klType: KlType, normBy?: number): GrpoOutputs {
+/** Per-token parts of verl compute_policy_loss (vanilla, dual-clip); shared by every aggregation. */
+export function grpoTokenTerms(x: Omit<GrpoInputs, 'mask'>) {
   const negApproxKl = O.clamp(O.sub(x.logp, x.oldLogp), -20, 20);
   const ratio = O.exp(negApproxKl);
   const negAdv = O.neg(x.advantages);
@@ -66,6 +75,12 @@ export function grpoLoss(x: GrpoInputs, agg: AggMode, klType: KlType, normBy?: n
   const clipped2 = O.minimum(pg3, clipped1);
   const advNeg = O.less(x.advantages, 0);
   const pg = O.where(advNeg, clipped2, clipped1);
+  return { negApproxKl, pg1, pg2, clipped1, pg3, advNeg, pg };
+}
+
+/** verl compute_policy_loss (vanilla, dual-clip) + optional KL loss, aggregated with one mode. */
+export function grpoLoss(x: GrpoInputs, agg: AggMode, klType: KlType, normBy?: number): GrpoOutputs {
+  const { negApproxKl, pg1, pg2, clipped1, pg3, advNeg, pg } = grpoTokenTerms(x);
   const pgLoss = aggLoss(pg, x.mask, agg, normBy);
 
   const f = (b: Value) => O.cast(b, 'float32');

@@ -2,8 +2,9 @@
 // bucket and an AdamW graph, run through any Runtime (Node CPU or the browser worker).
 import { ADAMW_DEFAULTS, type AdamWOptions, buildAdamWGraph } from './adamw';
 import { type LlamaConfig, type ParamSpec, type Params, initParams, paramSpecs } from './decoder';
-import { type InferenceOptions, buildForwardGraph, buildTrainGraph, exportDecodeStep, exportInference } from './graphs';
-import { type LossSpec, lossKey } from './losses';
+import { type InferenceOptions, buildForwardGraph, buildPackedTrainGraph, buildTrainGraph, exportDecodeStep, exportInference } from './graphs';
+import { type LossSpec, type PackedLossSpec, lossKey, packedLossKey } from './losses';
+import type { PackedBatch } from './packing';
 import { Graph } from './graph';
 import { type Feeds, type HostTensor, type NativeTensor, type Runtime, type SessionOptions, SessionCache, f32, i32, isNative, scalar } from './runtime';
 
@@ -42,6 +43,9 @@ export function makeLmBatch(seqs: number[][], T: number, opts: { pad?: number; w
   return { batch: B, seq: T, inputIds, targetIds, lossMask };
 }
 
+type AnyBatch = LmBatch | GrpoBatch | PackedBatch;
+const isPacked = (b: AnyBatch): b is PackedBatch => 'attentionBias' in b;
+
 /** into += scale·from, per parameter (gradient accumulation over micro-batches). */
 export function accumulateGrads(into: Params, from: Params, scale = 1): Params {
   for (const [k, g] of Object.entries(from)) {
@@ -61,7 +65,7 @@ export interface StepResult {
 
 export interface TrainStepOptions {
   lr: number;
-  loss?: LossSpec; // default cross-entropy
+  loss?: LossSpec | PackedLossSpec; // default cross-entropy; a PackedLossSpec for a PackedBatch
   grpo?: Partial<GrpoHyper>;
 }
 
@@ -165,13 +169,17 @@ export class Model {
     this.stale = false;
   }
 
-  private batchFeeds(b: LmBatch | GrpoBatch, loss: LossSpec, hyper: GrpoHyper): Feeds {
+  private batchFeeds(b: AnyBatch, loss: LossSpec | PackedLossSpec, hyper: GrpoHyper): Feeds {
     const dims = [b.batch, b.seq];
     const f: Feeds = {
       input_ids: i32(b.inputIds, dims),
       target_ids: i32(b.targetIds, dims),
-      loss_mask: f32(Float32Array.from(b.lossMask), dims),
     };
+    if (isPacked(b)) {
+      f.position_ids = i32(b.positionIds, dims);
+      f.attention_bias = f32(b.attentionBias, [b.batch, b.seq, b.seq]);
+      f.loss_weight = f32(b.lossWeight, dims);
+    } else f.loss_mask = f32(Float32Array.from(b.lossMask), dims);
     if (loss.kind === 'grpo') {
       const gb = b as GrpoBatch;
       f.advantages = f32(Float32Array.from(gb.advantages), dims);
@@ -189,15 +197,20 @@ export class Model {
   }
 
   /** Forward + loss + gradients, no update. Use with applyGrads for gradient accumulation. */
-  async computeGrads(batch: LmBatch | GrpoBatch, loss: LossSpec = { kind: 'ce' }, grpo: Partial<GrpoHyper> = {}): Promise<StepResult> {
+  async computeGrads(batch: LmBatch | GrpoBatch, loss?: LossSpec, grpo?: Partial<GrpoHyper>): Promise<StepResult>;
+  /** A packed batch (packing.ts): the loss is Σ lossWeight·token loss, its spec has no aggregation mode. */
+  async computeGrads(batch: PackedBatch, loss?: PackedLossSpec, grpo?: Partial<GrpoHyper>): Promise<StepResult>;
+  async computeGrads(batch: AnyBatch, loss: LossSpec | PackedLossSpec = { kind: 'ce' }, grpo: Partial<GrpoHyper> = {}): Promise<StepResult> {
     return (await this.runTrain(batch, loss, grpo, false)).result;
   }
 
-  private async runTrain(batch: LmBatch | GrpoBatch, loss: LossSpec, grpo: Partial<GrpoHyper>, nativeGrads: boolean) {
+  private async runTrain(batch: AnyBatch, loss: LossSpec | PackedLossSpec, grpo: Partial<GrpoHyper>, nativeGrads: boolean) {
     const { batch: B, seq: T } = batch;
     const gradNames = this.specs.map((p) => `grad.${p.name}`);
-    const key = `train-${lossKey(loss)}${nativeGrads ? '-dev' : ''}`;
-    const s = await this.sessions.get(key, `${B}x${T}`, () => buildTrainGraph(this.cfg, B, T, loss).bytes, nativeGrads ? this.placed(gradNames) : undefined);
+    const packed = isPacked(batch);
+    const key = `train-${packed ? packedLossKey(loss as PackedLossSpec) : lossKey(loss as LossSpec)}${nativeGrads ? '-dev' : ''}`;
+    const build = () => (packed ? buildPackedTrainGraph(this.cfg, B, T, loss as PackedLossSpec) : buildTrainGraph(this.cfg, B, T, loss as LossSpec)).bytes;
+    const s = await this.sessions.get(key, `${B}x${T}`, build, nativeGrads ? this.placed(gradNames) : undefined);
     const out = await s.runMixed({ ...this.paramFeeds(), ...this.batchFeeds(batch, loss, { ...GRPO_DEFAULTS, ...grpo }) },
       { keepNative: nativeGrads ? gradNames : [] });
     const grads: Params = {};
@@ -215,10 +228,12 @@ export class Model {
   }
 
   /** log p(target) and entropy per token without gradients (old/ref log-probs for GRPO). */
-  async score(batch: LmBatch): Promise<{ logprobs: Float32Array; entropy: Float32Array; loss: number }> {
+  async score(batch: LmBatch | PackedBatch): Promise<{ logprobs: Float32Array; entropy: Float32Array; loss: number }> {
     const { batch: B, seq: T } = batch;
     const loss: LossSpec = { kind: 'ce' };
-    const s = await this.sessions.get('score', `${B}x${T}`, () => buildTrainGraph(this.cfg, B, T, loss, { grads: false }).bytes);
+    const packed = isPacked(batch);
+    const s = await this.sessions.get(packed ? 'score-packed' : 'score', `${B}x${T}`,
+      () => (packed ? buildPackedTrainGraph(this.cfg, B, T, loss, { grads: false }) : buildTrainGraph(this.cfg, B, T, loss, { grads: false })).bytes);
     const out = await s.run({ ...this.paramFeeds(), ...this.batchFeeds(batch, loss, GRPO_DEFAULTS) }, { fetches: ['loss', 'logprobs', 'entropy'] });
     return { logprobs: out.logprobs.data as Float32Array, entropy: out.entropy.data as Float32Array, loss: Number(out.loss.data[0]) };
   }
@@ -253,7 +268,7 @@ export class Model {
   }
 
   /** computeGrads then applyGrads (in device residency the gradients never leave the device; `grads` is empty). */
-  async trainStep(batch: LmBatch | GrpoBatch, opts: TrainStepOptions): Promise<StepResult & { gradNorm: number }> {
+  async trainStep(batch: AnyBatch, opts: TrainStepOptions): Promise<StepResult & { gradNorm: number }> {
     const { result, gradFeeds } = await this.runTrain(batch, opts.loss ?? { kind: 'ce' }, opts.grpo ?? {}, this.dev !== null);
     const gradNorm = await this.runAdam(gradFeeds, opts.lr);
     for (const t of Object.values(gradFeeds)) if (isNative(t)) t.dispose?.();

@@ -8,7 +8,7 @@ import type { AggMode, KlType } from '../engine/losses';
 import type { Runtime } from '../engine/runtime';
 import { createOrtKVModel, Sampler } from '../engine/sampler';
 import type { BPETokenizer } from '../engine/tokenizer';
-import { Model, makeLmBatch, type GrpoBatch } from '../engine/trainer-core';
+import { Model } from '../engine/trainer-core';
 import type { Task } from '../envs/types';
 import { evaluate, type EvalResult } from '../agent/evaluate';
 import { rolloutSettings, type PromptProfile } from '../agent/profile';
@@ -16,6 +16,7 @@ import { checklistJudge, hashSeed, rolloutGroups, type RolloutJudge } from '../a
 import type { Role, Trajectory } from '../agent/types';
 import { batchFidelity } from '../agent/fidelity';
 import { computeAdvantages, roleStats, rowReward, VARIANTS, type AdvRow, type StdNorm, type VariantName } from './advantages';
+import { grpoUpdate } from './update';
 import { decodeCheckpoint, encodeCheckpoint, type CheckpointStore, type TensorSet } from './checkpoint';
 
 /** Options under verl/TRL names where they exist. */
@@ -53,7 +54,7 @@ export interface TrainConfig {
 
 export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   variant: 'envace', seed: 1, steps: 20, tasksPerStep: 4, groupSize: 4,
-  stdNorm: 'none', lossAggMode: 'token-mean', clipRatioLow: 0.2, clipRatioHigh: 0.2, clipRatioC: 3,
+  stdNorm: 'none', lossAggMode: 'seq-mean-token-mean', clipRatioLow: 0.2, clipRatioHigh: 0.2, clipRatioC: 3,
   klType: 'none', klCoef: 1e-4, lr: 1e-4, weightDecay: 0.01, gradClip: 1,
   temperature: 1, topP: 1, topK: 0, maxTurns: 8, reward: 'checklist', emptyPenalty: -0.1,
   microBatch: 8, evalEvery: 5, evalTasks: 16, evalK: 1, checkpointEvery: 5,
@@ -236,48 +237,18 @@ export class GrpoTrainer {
     return m;
   }
 
-  /** Micro-batched GRPO update with exact re-weighting of the aggregation across micro-batches. */
+  /** The GRPO update (src/rl/update.ts: packed rows, shared prefixes computed once). */
   private async update(model: Model, rows: { row: Trajectory['rows'][number]; adv: number }[]) {
     const c = this.cfg;
-    const maxCtx = this.deps.config.max_position_embeddings;
-    const usable = rows.filter((r) => r.row.outputIds.length > 0 && r.row.promptIds.length + r.row.outputIds.length <= maxCtx);
-    const res = { loss: 0, pg: 0, kl: 0, ppoKl: 0, clip: 0, entropy: 0, gradNorm: 0, tokens: 0, skipped: false, note: undefined as string | undefined };
-    if (usable.length === 0) return res;
-    const buckets = [128, 256, 512, 1024, 2048, 4096].filter((b) => b <= Math.max(128, maxCtx));
-    const bucketOf = (len: number) => buckets.find((b) => b >= len) ?? maxCtx;
-    usable.sort((a, b) => (a.row.promptIds.length + a.row.outputIds.length) - (b.row.promptIds.length + b.row.outputIds.length));
-    const totalTokens = usable.reduce((s, r) => s + r.row.outputIds.length, 0);
-    const sum: Params = {};
-    const lossSpec = { kind: 'grpo' as const, agg: c.lossAggMode, kl: c.klType };
-    for (let i = 0; i < usable.length; i += c.microBatch) {
-      const mb = usable.slice(i, i + c.microBatch);
-      const T = bucketOf(Math.max(...mb.map((r) => r.row.promptIds.length + r.row.outputIds.length)));
-      const batch = grpoBatch(mb, T, c.microBatch, this.deps.ids.pad);
-      if (this.ref) batch.refLogprobs = (await this.ref.score(batch)).logprobs;
-      const out = await model.computeGrads(batch, lossSpec, { clipRatioLow: c.clipRatioLow, clipRatioHigh: c.clipRatioHigh, clipRatioC: c.clipRatioC, klCoef: c.klCoef });
-      const mbTokens = mb.reduce((s, r) => s + r.row.outputIds.length, 0);
-      // token-mean divides by this micro-batch's tokens, seq-mean modes by its (padded) row count.
-      const w = c.lossAggMode === 'token-mean' ? mbTokens / totalTokens
-        : c.lossAggMode === 'seq-mean-token-sum-norm' ? 1 : c.microBatch / usable.length;
-      for (const [k, g] of Object.entries(out.grads)) {
-        const acc = (sum[k] ??= new Float32Array(g.length));
-        for (let j = 0; j < g.length; j++) acc[j] += w * g[j];
-      }
-      res.loss += w * out.loss; res.pg += w * (out.metrics.pg_loss ?? 0); res.kl += w * (out.metrics.kl_loss ?? 0);
-      res.ppoKl += (mbTokens / totalTokens) * (out.metrics.ppo_kl ?? 0); res.clip += (mbTokens / totalTokens) * (out.metrics.clipfrac ?? 0);
-      res.entropy += maskedMean(out.entropy, batch.lossMask) * (mbTokens / totalTokens);
+    const u = await grpoUpdate(model, rows.map((r) => ({ promptIds: r.row.promptIds, outputIds: r.row.outputIds, logprobs: r.row.logprobs, adv: r.adv })), {
+      lossAggMode: c.lossAggMode, klType: c.klType, clipRatioLow: c.clipRatioLow, clipRatioHigh: c.clipRatioHigh, clipRatioC: c.clipRatioC,
+      klCoef: c.klCoef, lr: c.lr, pad: this.deps.ids.pad, maxContext: this.deps.config.max_position_embeddings,
+    }, this.ref);
+    if (u.skipped) {
+      u.note = `non-finite loss or gradient at step ${this.step + 1}: update skipped, weights unchanged`;
+      this.deps.log?.(u.note);
     }
-    res.tokens = totalTokens;
-    // NaN/Inf guard: a poisoned update would destroy the weights and the optimizer moments.
-    const bad = !Number.isFinite(res.loss) || Object.values(sum).some((g) => g.some((x) => !Number.isFinite(x)));
-    if (bad) {
-      res.skipped = true;
-      res.note = `non-finite loss or gradient at step ${this.step + 1}: update skipped, weights unchanged`;
-      this.deps.log?.(res.note);
-      return res;
-    }
-    res.gradNorm = await model.applyGrads(sum, c.lr);
-    return res;
+    return u;
   }
 
   async evaluate(): Promise<EvalMetrics> {
@@ -342,30 +313,6 @@ export class GrpoTrainer {
   /** Current weights of the Act policy (the model a run exports). */
   actParams(): Params { return this.policyFor('act').params; }
   rehearseParams(): Params { return this.policyFor('rehearse').params; }
-}
-
-function grpoBatch(mb: { row: Trajectory['rows'][number]; adv: number }[], T: number, B: number, pad: number): GrpoBatch {
-  const seqs = mb.map((r) => [...r.row.promptIds, ...r.row.outputIds]);
-  const weights = mb.map((r) => [...r.row.promptIds.map(() => 0), ...r.row.outputIds.map(() => 1)]);
-  while (seqs.length < B) { seqs.push([pad]); weights.push([0]); }
-  const base = makeLmBatch(seqs, T, { pad, weights });
-  const advantages = new Float32Array(B * T), oldLogprobs = new Float32Array(B * T);
-  mb.forEach((r, b) => {
-    const P = r.row.promptIds.length;
-    // Output token j sits at position P + j and is predicted from position P + j − 1.
-    r.row.outputIds.forEach((_, j) => {
-      const at = b * T + P + j - 1;
-      advantages[at] = r.adv;
-      oldLogprobs[at] = r.row.logprobs[j] ?? 0;
-    });
-  });
-  return { ...base, advantages, oldLogprobs };
-}
-
-function maskedMean(x: Float32Array, mask: ArrayLike<number>): number {
-  let s = 0, n = 0;
-  for (let i = 0; i < x.length; i++) if (mask[i] > 0) { s += x[i]; n++; }
-  return n ? s / n : 0;
 }
 
 function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }

@@ -1,0 +1,159 @@
+// Packs token rows into few fixed-length graph rows for training, so that shared prefixes are computed
+// once and no position is spent on padding between short rows.
+//
+// Rows are merged into a prefix tree: the K samples of a task share the system prompt and first user
+// message, and an Act row of turn t+1 starts with the whole Act row of turn t. Each tree node is one
+// token at one depth; packed into a graph row, a node attends exactly to its ancestors (attention_bias)
+// at position id = depth, so its hidden state equals the one it has in every unpacked row through it.
+// Logits at a node predict one target, so a node may carry at most one trained child: when a second
+// row wants to train a different (or the same) next token from the same context, it continues from a
+// duplicate of that node instead (same token, same ancestors, hence the same hidden state).
+import { NEG_INF } from './decoder';
+
+export interface PackInput {
+  ids: ArrayLike<number>;
+  /** trained[i] (i ≥ 1): token i is a target of this row, predicted from position i − 1. */
+  trained: ArrayLike<number | boolean>;
+}
+
+export interface PackedBatch {
+  batch: number;
+  seq: number;
+  inputIds: Int32Array; // [B, T]
+  positionIds: Int32Array; // [B, T]
+  attentionBias: Float32Array; // [B, T, T]
+  targetIds: Int32Array; // [B, T]
+  lossWeight: Float32Array; // [B, T]
+  advantages?: Float32Array;
+  oldLogprobs?: Float32Array;
+  refLogprobs?: ArrayLike<number>;
+}
+
+export interface Packing {
+  /** Graph rows, each with its own length (callers batch rows of equal length into one call). */
+  rows: { length: number; inputIds: Int32Array; positionIds: Int32Array; parent: Int32Array; targetIds: Int32Array }[];
+  /**
+   * where[r][i]: for each trained token i of input row r, [graph row, position] whose logits predict
+   * it (target_ids there is ids[i]); undefined for untrained tokens.
+   */
+  where: ([number, number] | undefined)[][];
+  /** Positions used over all graph rows (tree nodes, counting ancestors repeated across graph rows). */
+  positions: number;
+}
+
+interface Node {
+  token: number;
+  depth: number;
+  parent: Node | null;
+  children: Map<number, Node[]>;
+  /** The child whose token is trained from this node's logits (at most one). */
+  trainedChild: Node | null;
+  /** The row that trains this node's token (−1: none). */
+  owner: number;
+  id: number;
+}
+
+/**
+ * Packs rows into graph rows of at most `capacity` positions (every row must fit: ids.length ≤
+ * capacity). `share: false` only concatenates rows (block-diagonal causal attention), without merging
+ * prefixes. Rows are placed in order, so keep related rows (one group, one trajectory) adjacent.
+ */
+export function packRows(rows: PackInput[], capacity: number, opts: { share?: boolean; pad?: number } = {}): Packing {
+  const share = opts.share ?? true, pad = opts.pad ?? 0;
+  let nextId = 0;
+  const mk = (token: number, parent: Node | null): Node => ({
+    token, depth: parent ? parent.depth + 1 : 0, parent, children: new Map(), trainedChild: null, owner: -1, id: nextId++,
+  });
+  const root = mk(-1, null);
+  root.depth = -1;
+  const addChild = (p: Node, n: Node) => {
+    const list = p.children.get(n.token);
+    if (list) list.push(n); else p.children.set(n.token, [n]);
+  };
+  const paths: Node[][] = [];
+  const predictors: [number, Node][][] = [];
+  rows.forEach((row, r) => {
+    const preds: [number, Node][] = [];
+    const L = row.ids.length;
+    if (L > capacity) throw new Error(`row ${r} has ${L} tokens, more than the packing capacity ${capacity}`);
+    const path: Node[] = [];
+    // Without sharing each row gets its own root, so nothing is merged.
+    let cur = share ? root : mk(-1, null);
+    if (!share) cur.depth = -1;
+    for (let i = 0; i < L; i++) {
+      const x = row.ids[i];
+      const trained = i > 0 && !!row.trained[i];
+      let next: Node | undefined;
+      if (!trained) {
+        next = cur.children.get(x)?.[0];
+        if (!next) { next = mk(x, cur); addChild(cur, next); }
+      } else {
+        if (cur.trainedChild) {
+          // cur's logits already serve another target: continue from a copy of cur.
+          const copy = mk(cur.token, cur.parent);
+          addChild(cur.parent!, copy);
+          path[path.length - 1] = copy;
+          cur = copy;
+        }
+        next = cur.children.get(x)?.find((c) => c.owner < 0);
+        if (!next) { next = mk(x, cur); addChild(cur, next); }
+        next.owner = r;
+        cur.trainedChild = next;
+        preds.push([i, cur]);
+      }
+      path.push(next);
+      cur = next;
+    }
+    paths.push(path);
+    predictors.push(preds);
+  });
+
+  // Greedy placement: a row goes into the current graph row with whatever of its path is not there yet.
+  const out: Packing = { rows: [], where: rows.map(() => []), positions: 0 };
+  let slot = new Map<Node, number>();
+  let nodes: Node[] = [];
+  const flush = () => {
+    if (!nodes.length) return;
+    const n = nodes.length;
+    const inputIds = new Int32Array(n), positionIds = new Int32Array(n), parent = new Int32Array(n), targetIds = new Int32Array(n).fill(pad);
+    nodes.forEach((nd, t) => {
+      inputIds[t] = nd.token; positionIds[t] = nd.depth;
+      parent[t] = nd.parent && slot.has(nd.parent) ? slot.get(nd.parent)! : -1;
+      if (nd.trainedChild) targetIds[t] = nd.trainedChild.token;
+    });
+    out.rows.push({ length: n, inputIds, positionIds, parent, targetIds });
+    out.positions += n;
+    slot = new Map(); nodes = [];
+  };
+  paths.forEach((path, r) => {
+    const missing = path.reduce((s, nd) => s + (slot.has(nd) ? 0 : 1), 0);
+    if (nodes.length + missing > capacity) flush();
+    for (const nd of path) if (!slot.has(nd)) { slot.set(nd, nodes.length); nodes.push(nd); }
+    const g = out.rows.length; // index this graph row will get when flushed
+    for (const [i, nd] of predictors[r]) out.where[r][i] = [g, slot.get(nd)!];
+  });
+  flush();
+  return out;
+}
+
+/**
+ * Graph rows [from, to) of a packing as one [B, T] batch (T ≥ every row's length): right-padded; a pad
+ * position attends only to itself. Per-token fields start zeroed; fill them through `where`.
+ */
+export function packedBatch(p: Packing, from: number, to: number, T: number, pad = 0): PackedBatch {
+  const B = to - from;
+  const inputIds = new Int32Array(B * T).fill(pad), positionIds = new Int32Array(B * T), targetIds = new Int32Array(B * T).fill(pad);
+  const attentionBias = new Float32Array(B * T * T).fill(NEG_INF);
+  for (let b = 0; b < B; b++) {
+    const row = p.rows[from + b];
+    if (row.length > T) throw new Error(`graph row of ${row.length} positions does not fit T=${T}`);
+    inputIds.set(row.inputIds, b * T); positionIds.set(row.positionIds, b * T); targetIds.set(row.targetIds, b * T);
+    const base = b * T * T;
+    for (let t = 0; t < T; t++) {
+      if (t >= row.length) { attentionBias[base + t * T + t] = 0; continue; }
+      // A node sees itself and its ancestors, all placed earlier in the same graph row.
+      for (let a = t; a >= 0; a = row.parent[a]) attentionBias[base + t * T + a] = 0;
+    }
+  }
+  return { batch: B, seq: T, inputIds, positionIds, attentionBias, targetIds, lossWeight: new Float32Array(B * T) };
+}
