@@ -1,0 +1,134 @@
+// Statistics of the evaluation protocol: seeded percentile bootstrap over tasks (and over training seeds
+// when there are several), unbiased pass@k, a paired bootstrap for differences between variants, and the
+// three-way verdict on an ordering "A > B" at 95%.
+//
+// Values live on a grid: one row per training seed (a cluster), one column per task; a single evaluation
+// is a grid with one row. The bootstrap resamples rows and columns independently with replacement (a
+// two-way bootstrap for crossed seeds × tasks), so both sources of noise widen the interval: a difference
+// that holds only for one lucky seed, or only on a few tasks, stays inconclusive.
+
+import { Rng } from '../engine/rng';
+
+export interface Estimate { mean: number; ci95: [number, number] }
+
+export interface BootstrapOptions {
+  /** Bootstrap replicates (default 2000). */
+  resamples?: number;
+  /** Seed of the resampling stream: same seed, same interval. */
+  seed?: number;
+  /** Two-sided level (default 0.95). */
+  level?: number;
+}
+
+export const DEFAULT_RESAMPLES = 2000;
+
+export function mean(xs: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += xs[i]!;
+  return xs.length ? s / xs.length : 0;
+}
+
+/** Linear-interpolated quantile of sorted values (type 7, as numpy's default). */
+export function quantile(sorted: ArrayLike<number>, q: number): number {
+  if (sorted.length === 0) return NaN;
+  const h = (sorted.length - 1) * q;
+  const lo = Math.floor(h), hi = Math.ceil(h);
+  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
+}
+
+function checkGrid(grid: number[][]): void {
+  if (grid.length === 0 || grid[0]!.length === 0) throw new Error('bootstrap needs at least one seed and one task');
+  const n = grid[0]!.length;
+  for (const [i, row] of grid.entries()) {
+    if (row.length !== n) throw new Error(`bootstrap grid is ragged: row ${i} has ${row.length} tasks, row 0 has ${n}`);
+    for (const v of row) if (!Number.isFinite(v)) throw new Error(`bootstrap value is not finite (${v}) in row ${i}`);
+  }
+}
+
+/**
+ * Mean of a seeds × tasks grid and its percentile bootstrap interval. Rows (seeds) and columns (tasks) are
+ * resampled independently; with one row only tasks are resampled.
+ */
+export function bootstrapGrid(grid: number[][], opts: BootstrapOptions = {}): Estimate {
+  checkGrid(grid);
+  const B = opts.resamples ?? DEFAULT_RESAMPLES;
+  const level = opts.level ?? 0.95;
+  const S = grid.length, T = grid[0]!.length;
+  const point = mean(grid.map((r) => mean(r)));
+  const rng = new Rng(opts.seed ?? 0);
+  const reps = new Float64Array(B);
+  const rows = new Int32Array(S), cols = new Int32Array(T);
+  for (let b = 0; b < B; b++) {
+    for (let i = 0; i < S; i++) rows[i] = S === 1 ? 0 : rng.int(S);
+    for (let j = 0; j < T; j++) cols[j] = rng.int(T);
+    let s = 0;
+    for (let i = 0; i < S; i++) {
+      const row = grid[rows[i]!]!;
+      for (let j = 0; j < T; j++) s += row[cols[j]!]!;
+    }
+    reps[b] = s / (S * T);
+  }
+  reps.sort();
+  const a = (1 - level) / 2;
+  return { mean: point, ci95: [quantile(reps, a), quantile(reps, 1 - a)] };
+}
+
+/** Bootstrap over tasks of one evaluation (one value per task). */
+export function bootstrap(values: number[], opts: BootstrapOptions = {}): Estimate {
+  return bootstrapGrid([values], opts);
+}
+
+/**
+ * Paired bootstrap of A − B over the same seeds and tasks: the difference is formed cell by cell before
+ * resampling, so the noise A and B share (a hard task, an unlucky seed) cancels.
+ */
+export function pairedBootstrap(a: number[][], b: number[][], opts: BootstrapOptions = {}): Estimate {
+  checkGrid(a); checkGrid(b);
+  if (a.length !== b.length || a[0]!.length !== b[0]!.length) {
+    throw new Error(`paired bootstrap needs the same seeds and tasks: ${a.length}×${a[0]!.length} vs ${b.length}×${b[0]!.length}`);
+  }
+  return bootstrapGrid(a.map((row, i) => row.map((x, j) => x - b[i]![j]!)), opts);
+}
+
+/**
+ * Unbiased pass@k from n samples of which c succeeded (Chen et al. 2021): 1 − C(n−c, k) / C(n, k).
+ * With n = k it is 1 when any sample succeeded.
+ */
+export function passAtK(n: number, c: number, k: number): number {
+  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k) || n < 1 || k < 1 || c < 0 || c > n || k > n) {
+    throw new Error(`pass@k needs integers 1 ≤ k ≤ n and 0 ≤ c ≤ n (got n=${n}, c=${c}, k=${k})`);
+  }
+  if (n - c < k) return 1;
+  let p = 1;
+  for (let i = n - c + 1; i <= n; i++) p *= 1 - k / i;
+  return 1 - p;
+}
+
+export type Verdict = 'reproduced' | 'not reproduced' | 'inconclusive';
+
+/**
+ * Verdict on "A > B" from the interval of A − B: reproduced when the whole interval is above 0; not
+ * reproduced when none of it is (upper bound ≤ 0, which includes a difference that is exactly 0 in every
+ * resample); inconclusive when it straddles 0.
+ */
+export function verdict(diff: Estimate): Verdict {
+  const [lo, hi] = diff.ci95;
+  if (lo > 0) return 'reproduced';
+  if (hi <= 0) return 'not reproduced';
+  return 'inconclusive';
+}
+
+export interface OrderingResult { a: string; b: string; metric: string; diff: Estimate; verdict: Verdict }
+
+/** Paired comparison and verdict for "A > B" on one metric. */
+export function compareOrdering(a: string, b: string, metric: string, gridA: number[][], gridB: number[][], opts: BootstrapOptions = {}): OrderingResult {
+  const diff = pairedBootstrap(gridA, gridB, opts);
+  return { a, b, metric, diff, verdict: verdict(diff) };
+}
+
+/** A chain A > B > C … holds when every link is reproduced; fails when any link is not; else inconclusive. */
+export function chainVerdict(links: Verdict[]): Verdict {
+  if (links.some((v) => v === 'not reproduced')) return 'not reproduced';
+  if (links.length > 0 && links.every((v) => v === 'reproduced')) return 'reproduced';
+  return 'inconclusive';
+}
