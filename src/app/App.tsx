@@ -24,6 +24,7 @@ export function App() {
         <button className="link" title="copy a link that reproduces this page and its settings"
           onClick={() => void navigator.clipboard?.writeText(location.href)}>copy link</button>
       </nav>
+      <UrlNotice />
       <main className="main">
         {page === 'rollout' && <RolloutPage />}
         {page === 'train' && <TrainPage />}
@@ -31,6 +32,19 @@ export function App() {
         {page === 'models' && <ModelsPage />}
       </main>
       <StatusBar />
+    </div>
+  );
+}
+
+/** What the URL asked for that was not applied: a shared link never changes silently. */
+function UrlNotice() {
+  const ignored = useApp((s) => s.ignored);
+  if (ignored.length === 0) return null;
+  return (
+    <div className="url-notice" role="status" data-testid="url-notice">
+      <span>Ignored from the URL (defaults kept):</span>
+      <ul>{ignored.map((x, i) => <li key={i}><code>{x.key}={x.raw}</code>: {x.why}</li>)}</ul>
+      <button onClick={() => useApp.setState({ ignored: [] })}>dismiss</button>
     </div>
   );
 }

@@ -3,7 +3,7 @@
 
 import { create } from 'zustand';
 import type { BackendInfo, Capabilities, WorldInfo } from '../worker/protocol';
-import { parseHash, toHash, type Key, type Page, type Settings } from './urlState';
+import { parseHash, parseQuery, toHash, type Ignored, type Key, type Page, type Settings } from './urlState';
 import { api, errorText, ready } from './worker';
 
 interface AppState {
@@ -13,6 +13,8 @@ interface AppState {
   backendError: string | null;
   caps: Capabilities | null;
   worlds: WorldInfo[] | null;
+  /** URL values that were not applied (unknown, malformed, out of range): listed in a notice. */
+  ignored: Ignored[];
   setPage(p: Page): void;
   set<K extends Key>(k: K, v: Settings[K]): void;
 }
@@ -26,6 +28,7 @@ export const useApp = create<AppState>((set) => ({
   backendError: null,
   caps: null,
   worlds: null,
+  ignored: [...parseQuery(location.search).ignored, ...initial.ignored],
   setPage: (page) => set({ page }),
   set: (k, v) => set((s) => ({ settings: { ...s.settings, [k]: v } })),
 }));
@@ -44,7 +47,7 @@ useApp.subscribe((s, prev) => {
 window.addEventListener('hashchange', () => {
   const st = parseHash(location.hash);
   applyingHash = true;
-  useApp.setState({ page: st.page, settings: st.settings });
+  useApp.setState({ page: st.page, settings: st.settings, ...(st.ignored.length ? { ignored: st.ignored } : {}) });
   applyingHash = false;
 });
 window.addEventListener('popstate', () => {

@@ -3,6 +3,8 @@
 // UI into a state the controls cannot show. `?backend=` and `?threads=` live in the query string because
 // they pick how the worker starts (changing them reloads); everything else is in the hash.
 
+import { DEMO_REQUEST, DEMO_TASK } from './demo/request';
+
 export const PAGES = ['rollout', 'train', 'benchmarks', 'models'] as const;
 export type Page = (typeof PAGES)[number];
 
@@ -25,19 +27,23 @@ export const KL_TYPES = ['none', 'k1', 'k2', 'k3'] as const;
 export const REWARDS = ['checklist', 'outcome', 'both'] as const;
 
 export const SCHEMA = {
-  // Rollout
-  'r.world': str('retail'),
-  'r.task': str(''),
-  'r.mode': en(MODES, 'rehearsal'),
-  'r.k': int(4, 1, 64),
-  'r.seed': int(0, 0, 2 ** 31 - 1),
-  'r.temp': num(1, 0, 2),
-  'r.turns': int(8, 1, 64),
-  'r.max': int(128, 1, 4096),
-  'r.topp': num(1, 0, 1),
-  'r.topk': int(0, 0, 100000),
+  // Rollout: the defaults are the shipped demo trace's request (demo/request.ts), so Run recomputes it.
+  'r.world': str(DEMO_REQUEST.world),
+  'r.task': str(DEMO_TASK),
+  'r.mode': en(MODES, DEMO_REQUEST.mode),
+  'r.k': int(DEMO_REQUEST.k, 1, 64),
+  'r.seed': int(DEMO_REQUEST.seed, 0, 2 ** 31 - 1),
+  'r.temp': num(DEMO_REQUEST.temperature, 0, 2),
+  'r.turns': int(DEMO_REQUEST.maxTurns, 1, 64),
+  'r.max': int(DEMO_REQUEST.maxNewTokens, 1, 4096),
+  'r.topp': num(DEMO_REQUEST.topP, 0, 1),
+  'r.topk': int(DEMO_REQUEST.topK, 0, 100000),
   // Generations per trajectory shown (0 = the whole rollout): a stepped view is reproducible too.
   'r.gen': int(0, 0, 10000),
+  // Rehearse first (src/tts/): imagined attempts per user turn before the committed run (0 = off), how.
+  'r.tts': int(0, 0, 8),
+  'r.ttss': en(['parallel', 'sequential'], 'parallel'),
+  'r.ttsm': en(['full', 'best-calls'], 'full'),
   // 1 = run (or step to r.gen) as soon as the page opens, so a shared link shows the same view.
   'autorun': int(0, 0, 1),
   // Train
@@ -76,6 +82,7 @@ export const SCHEMA = {
   'b.k': int(1, 1, 64),
   'b.seed': int(0, 0, 2 ** 31 - 1),
   'b.temp': num(0, 0, 2),
+  'b.topp': num(1, 0.01, 1),
   'b.turns': int(8, 1, 64),
   'b.max': int(128, 1, 4096),
   // Models
@@ -98,35 +105,57 @@ export function defaults(): Settings {
   return out as Settings;
 }
 
-/** Parse one raw string against its spec; undefined means "invalid, keep the default". */
-export function coerce(spec: Spec, raw: string): string | number | undefined {
+/** Parse one raw string against its spec: the value, or why it is refused. Never clamps. */
+export function check(spec: Spec, raw: string): { ok: true; value: string | number } | { ok: false; why: string } {
   switch (spec.kind) {
-    case 'str': return raw;
-    case 'enum': return spec.values.includes(raw) ? raw : undefined;
+    case 'str': return { ok: true, value: raw };
+    case 'enum': return spec.values.includes(raw) ? { ok: true, value: raw } : { ok: false, why: `not one of ${spec.values.join(', ')}` };
     case 'int': case 'num': {
-      const v = Number(raw);
-      if (raw.trim() === '' || !Number.isFinite(v)) return undefined;
-      if (spec.kind === 'int' && !Number.isInteger(v)) return undefined;
-      return Math.min(spec.max, Math.max(spec.min, v));
+      const t = raw.trim();
+      const v = Number(t);
+      if (t === '') return { ok: false, why: 'empty' };
+      if (!Number.isFinite(v)) return { ok: false, why: 'not a number' };
+      if (spec.kind === 'int' && !Number.isInteger(v)) return { ok: false, why: 'not a whole number' };
+      if (v < spec.min || v > spec.max) return { ok: false, why: `outside ${rangeText(spec)}` };
+      return { ok: true, value: v };
     }
   }
 }
 
-/** `#/train?t.lr=0.0003&t.steps=50` → state. Unknown keys and invalid values are ignored. */
-export function parseHash(hash: string): UrlState {
+/** The value, or undefined when it is refused (see check for the reason). */
+export function coerce(spec: Spec, raw: string): string | number | undefined {
+  const r = check(spec, raw);
+  return r.ok ? r.value : undefined;
+}
+
+/** "0 … 2", "1 … 64 (whole)": what a numeric field accepts. */
+export function rangeText(spec: Spec): string {
+  if (spec.kind !== 'int' && spec.kind !== 'num') return '';
+  const n = (x: number) => (x === 2 ** 31 - 1 ? '2³¹−1' : String(x));
+  return `${n(spec.min)} … ${n(spec.max)}${spec.kind === 'int' ? ' (whole)' : ''}`;
+}
+
+/** A URL value that was not applied, and why (shown in a notice: a link never changes silently). */
+export interface Ignored { key: string; raw: string; why: string }
+
+/** `#/train?t.lr=0.0003&t.steps=50` → state. Unknown keys and invalid values are ignored and listed. */
+export function parseHash(hash: string): UrlState & { ignored: Ignored[] } {
   const h = hash.replace(/^#\/?/, '');
   const q = h.indexOf('?');
   const path = q < 0 ? h : h.slice(0, q);
+  const ignored: Ignored[] = [];
   const page = (PAGES as readonly string[]).includes(path) ? (path as Page) : 'rollout';
+  if (path && page !== path) ignored.push({ key: 'page', raw: path, why: `not one of ${PAGES.join(', ')}` });
   const settings = defaults() as Record<string, unknown>;
   const params = new URLSearchParams(q < 0 ? '' : h.slice(q + 1));
   for (const [k, raw] of params) {
     const spec = (SCHEMA as Record<string, Spec>)[k];
-    if (!spec) continue;
-    const v = coerce(spec, raw);
-    if (v !== undefined) settings[k] = v;
+    if (!spec) { ignored.push({ key: k, raw, why: 'unknown setting' }); continue; }
+    const r = check(spec, raw);
+    if (r.ok) settings[k] = r.value;
+    else ignored.push({ key: k, raw, why: r.why });
   }
-  return { page, settings: settings as Settings };
+  return { page, settings: settings as Settings, ignored };
 }
 
 export function toHash(state: UrlState): string {
@@ -142,12 +171,17 @@ export function toHash(state: UrlState): string {
 
 export type BackendParam = 'auto' | 'webgpu' | 'wasm';
 
-export function parseQuery(search: string): { backend: BackendParam; threads?: number } {
+export function parseQuery(search: string): { backend: BackendParam; threads?: number; ignored: Ignored[] } {
   const p = new URLSearchParams(search);
+  const ignored: Ignored[] = [];
   const b = p.get('backend');
   const backend: BackendParam = b === 'webgpu' || b === 'wasm' ? b : 'auto';
-  const t = Number(p.get('threads'));
-  return { backend, threads: Number.isInteger(t) && t >= 1 && t <= 64 ? t : undefined };
+  if (b !== null && b !== backend) ignored.push({ key: 'backend', raw: b, why: 'not one of auto, webgpu, wasm' });
+  const rt = p.get('threads');
+  const t = Number(rt);
+  const threads = rt !== null && Number.isInteger(t) && t >= 1 && t <= 64 ? t : undefined;
+  if (rt !== null && threads === undefined) ignored.push({ key: 'threads', raw: rt, why: 'outside 1 … 64 (whole)' });
+  return { backend, threads, ignored };
 }
 
 export function specOf(k: Key): Spec { return SCHEMA[k] as Spec; }

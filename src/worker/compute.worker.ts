@@ -8,7 +8,7 @@ import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from './smoke';
 import * as engine from './engine-bridge';
 import * as train from './train-service';
 import { f32 } from '../engine/runtime';
-import type { BackendInfo, BenchRequest, Capabilities, InitOptions, RolloutRequest, RolloutStepRequest, SmokeResult, TrainRequest } from './protocol';
+import type { BackendInfo, BenchRequest, Capabilities, InitOptions, ProgressListener, RolloutRequest, RolloutStepRequest, SmokeResult, TrainRequest } from './protocol';
 
 let runtime: WebRuntime | null = null;
 
@@ -52,8 +52,11 @@ const api = {
 
   // ---- agent (rollout) -----------------------------------------------------------------------------
   worlds: () => engine.worlds(),
-  rollout: (req: RolloutRequest) => engine.rollout(need(), req),
-  rolloutStep: (req: RolloutStepRequest) => engine.rolloutStep(need(), req),
+  // onProgress: a Comlink.proxy callback (counts and an ETA bound per sampler round).
+  rollout: (req: RolloutRequest, onProgress?: ProgressListener) => engine.rollout(need(), req, onProgress),
+  rolloutStep: (req: RolloutStepRequest, onProgress?: ProgressListener) => engine.rolloutStep(need(), req, onProgress),
+  /** Stops a running rollout/step after its current round; it rejects with "cancelled: …". */
+  rolloutCancel: () => engine.cancelRollouts(),
   taskInfo: (world: string, id?: string) => engine.taskInfo(world, id),
 
   // ---- rl (training) -------------------------------------------------------------------------------

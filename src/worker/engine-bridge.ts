@@ -6,7 +6,8 @@
 import { profileFromConfig, rolloutSettings } from '../agent/profile';
 import { evaluate } from '../agent/evaluate';
 import { batchFidelity } from '../agent/fidelity';
-import { DEFAULT_LIMITS, rolloutGroups } from '../agent/rollout';
+import { rolloutGroups } from '../agent/rollout';
+import { buildRolloutConfig, realVerdictOf } from './rollout-config';
 import type { Trajectory } from '../agent/types';
 import { getWorld, listWorlds, taskById, type WorldTask } from '../envs/worlds';
 import type { GenerateRequest, Generation, TextGenerator } from '../engine/generator';
@@ -16,7 +17,7 @@ import { samplerFromFolder, type Sampler } from '../engine/sampler';
 import type { WebRuntime } from './runtime-web';
 import { engineSelfTest, type SelfTestOptions } from './selftest';
 import {
-  NOT_AVAILABLE, type BenchRequest, type BenchResult, type Capabilities, type LoadedModel, type RolloutRequest,
+  CANCELLED, NOT_AVAILABLE, type ProgressListener, type ShownTrajectory, type BenchRequest, type BenchResult, type Capabilities, type LoadedModel, type RolloutRequest,
   type RolloutStepRequest, type RolloutStepResult, type SampleRequest, type TaskInfo, type SampleResult, type WorldInfo, type SelfTestResult,
 } from './protocol';
 
@@ -77,6 +78,9 @@ export async function loadModel(rt: WebRuntime, url: string): Promise<LoadedMode
 /** The folder of the loaded model (the trainer starts from its weights). */
 export function loadedFolder(): ModelFolder | null { return loaded?.folder ?? null; }
 
+/** The loaded model's sampler (tts-service.ts rehearses with it). */
+export function loadedSampler(): Sampler | null { return loaded?.sampler ?? null; }
+
 export async function unloadModel(): Promise<void> {
   const l = loaded;
   loaded = null;
@@ -119,17 +123,17 @@ export function worlds(): WorldInfo[] {
  * weights, frozen, play the Rehearse role (the playground has one model until the RL work adds a policy
  * that trains away from it).
  */
-export async function rollout(rt: WebRuntime, req: RolloutRequest): Promise<Trajectory[]> {
-  const { trajectories } = await runRollout(rt, req, null, false);
+export async function rollout(rt: WebRuntime, req: RolloutRequest, onProgress?: ProgressListener): Promise<ShownTrajectory[]> {
+  const { trajectories } = await runRollout(rt, req, null, false, onProgress);
   return trajectories;
 }
 
 /** A rollout cut at `generations` per trajectory (see RolloutStepRequest in protocol.ts). */
-export async function rolloutStep(rt: WebRuntime, req: RolloutStepRequest): Promise<RolloutStepResult> {
+export async function rolloutStep(rt: WebRuntime, req: RolloutStepRequest, onProgress?: ProgressListener): Promise<RolloutStepResult> {
   let k = Math.max(1, Math.floor(req.generations));
   let computed = 0;
   for (;;) {
-    const r = await runRollout(rt, req, k, true);
+    const r = await runRollout(rt, req, k, true, onProgress);
     computed += r.computed;
     const cut = r.trajectories.filter((t) => t.terminatedBy === 'generation_cap' && k < r.naturalCap);
     const grew = r.trajectories.some((t) => t.rows.length === k);
@@ -195,8 +199,22 @@ export function tokenStrings(tok: { decode(ids: ArrayLike<number>): string }, id
   return out;
 }
 
-async function runRollout(rt: WebRuntime, req: RolloutRequest, cap: number | null, memoise: boolean) {
+// Cancelling: every rollout call takes a number; cancelRollouts() marks all calls up to the newest as
+// cancelled, and each one checks its mark between sampler rounds (a round is one batch of generations).
+let rolloutSeq = 0;
+let rolloutCancelledUpTo = 0;
+
+/** Stop the running rollout (or step) after its current generation round. */
+export function cancelRollouts(): void { rolloutCancelledUpTo = rolloutSeq; }
+
+export class CancelledError extends Error {
+  constructor(what: string) { super(`${CANCELLED}: ${what}`); this.name = 'Cancelled'; }
+}
+
+async function runRollout(rt: WebRuntime, req: RolloutRequest, cap: number | null, memoise: boolean, onProgress?: ProgressListener) {
   if (!req.modelUrl) throw new Error(REASONS.model);
+  const my = ++rolloutSeq;
+  const t0 = performance.now();
   await loadModel(rt, req.modelUrl);
   const l = loaded!;
   const counter = { computed: 0 };
@@ -206,25 +224,29 @@ async function runRollout(rt: WebRuntime, req: RolloutRequest, cap: number | nul
   const task = req.taskId ? taskById(req.taskId) : world.tasks({ split: 'test', count: 1 })[0];
   if (!task) throw new Error(`world ${req.world} has no test task`);
   if (task.world !== world.name) throw new Error(`task ${task.id} is not in world ${world.name}`);
-  // The model's prompt profile (format, prompt options) as the trainer uses it; the page's knobs override.
-  const settings = rolloutSettings(profileFromConfig(l.folder.rawConfig));
-  const sampling = {
-    temperature: req.temperature, maxNewTokens: req.maxNewTokens,
-    ...(req.topP !== undefined ? { topP: req.topP } : {}), ...(req.topK !== undefined ? { topK: req.topK } : {}),
-  };
-  const naturalCap = settings.limits?.maxGenerations ?? DEFAULT_LIMITS.maxGenerations;
+  const built = buildRolloutConfig(l.folder.rawConfig, req, policy, cap);
+  let generations = 0;
+  const tRounds = performance.now();
   const trajectories = await rolloutGroups([task], req.k, {
-    ...settings,
-    mode: req.mode,
-    policy,
-    simulator: req.mode === 'simulator' ? policy : undefined,
-    seed: req.seed,
-    act: { ...settings.act, ...sampling },
-    rehearse: { ...settings.rehearse, ...sampling },
-    limits: { ...settings.limits, maxAssistantTurns: req.maxTurns, maxGenerations: cap === null ? naturalCap : Math.min(cap, naturalCap) },
+    ...built.cfg,
+    onRound: ({ round, live, requests }) => {
+      if (rolloutCancelledUpTo >= my) throw new CancelledError(`rollout stopped after ${round} round${round === 1 ? '' : 's'} (${generations} generations)`);
+      const elapsed = performance.now() - tRounds;
+      const perRound = round > 0 ? elapsed / round : null;
+      // A Comlink proxy call returns a promise; a page that went away must not fail the rollout.
+      if (onProgress) void Promise.resolve(onProgress({
+        done: round, total: built.maxRounds, unit: 'rounds', detail: `${generations} generations · ${req.k - live} of ${req.k} trajectories finished`,
+        elapsedMs: performance.now() - t0, etaMs: perRound === null ? null : perRound * Math.max(0, built.maxRounds - round), etaIsBound: true,
+      })).catch(() => undefined);
+      generations += requests;
+    },
   });
-  for (const t of trajectories) for (const r of t.rows) r.outputTokens = tokenStrings(l.sampler.tokenizer, r.outputIds);
-  return { trajectories, computed: counter.computed, naturalCap };
+  for (const t of trajectories) {
+    for (const r of t.rows) r.outputTokens = tokenStrings(l.sampler.tokenizer, r.outputIds);
+    const rv = realVerdictOf(task, t);
+    if (rv) (t as ShownTrajectory).realVerdict = rv;
+  }
+  return { trajectories: trajectories as ShownTrajectory[], computed: counter.computed, naturalCap: built.naturalCap };
 }
 
 // ---- benchmarks (held-out evaluation) ---------------------------------------------------------------

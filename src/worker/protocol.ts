@@ -4,6 +4,7 @@
 import type { RunSpec } from '../rl/session';
 import type { EvalMetrics, StepMetrics } from '../rl/trainer';
 import type { Trajectory } from '../agent/types';
+import type { Verdict } from '../envs/types';
 
 export type { EvalMetrics, RunSpec, StepMetrics };
 
@@ -31,7 +32,11 @@ export interface BackendInfo {
   ortVersion: string;
   /** ms spent probing + initialising ORT (first session creation). */
   initMs: number;
+  /** Auto mode on a fallback adapter: both EPs timed on the same small graph at start (median ms per run). */
+  timing?: BackendTiming;
 }
+
+export interface BackendTiming { webgpuMs: number; wasmMs: number }
 
 export interface InitOptions {
   backend?: BackendRequest;
@@ -114,6 +119,31 @@ export interface SampleResult {
 
 /** Error text used for capabilities that exist in the UI but are not wired in the worker yet. */
 export const NOT_AVAILABLE = 'not available yet';
+
+/** Error text of work stopped by a cancel RPC (the page shows it as a notice, not as a failure). */
+export const CANCELLED = 'cancelled';
+
+/** Progress of a long call, streamed through a Comlink.proxy callback. */
+export interface Progress {
+  done: number;
+  total: number;
+  /** What done/total count ('rounds', 'steps', 'tasks'). */
+  unit: string;
+  /** One line of counts for the progress bar. */
+  detail?: string;
+  elapsedMs: number;
+  /** Estimated time left; null until one unit has been timed. */
+  etaMs: number | null;
+  /** total is an upper bound (e.g. a rollout may end before its round cap), so the ETA is an upper bound too. */
+  etaIsBound?: boolean;
+}
+export type ProgressListener = (p: Progress) => void;
+
+/** A trajectory as the Rollout page receives it: in the imagined modes, also the verdict on real results. */
+export type ShownTrajectory = Trajectory & {
+  /** The checklist re-judged with the shadow environment's answers in place of the rehearsed ones. */
+  realVerdict?: Verdict;
+};
 
 // ---- rollout / train / bench requests (shapes the pages send; the worker maps them onto src/agent,
 // src/rl and src/bench once those exist) --------------------------------------------------------------

@@ -13,7 +13,8 @@ import jsepWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
 
 import { createOrtRuntime, f32, type OrtLike, type Runtime } from '../engine/runtime';
 import { probeBackend } from './probe';
-import type { AdapterDescription, BackendInfo, BackendKind, InitOptions } from './protocol';
+import type { AdapterDescription, BackendInfo, BackendKind, BackendTiming, InitOptions } from './protocol';
+import onnxProto from 'onnx-proto';
 import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from './smoke';
 
 /** The engine's Runtime plus what the probe found (for the status bar). */
@@ -64,6 +65,7 @@ async function create(opts: InitOptions): Promise<WebRuntime> {
   let kind = probe.kind;
   let reason = probe.reason;
   let runtime = makeRuntime(kind, probe.description, threads, reason);
+  let timing: BackendTiming | undefined;
   // Warm up with the smoke graph: loads the wasm binary, and on WebGPU creates the device and compiles a
   // shader, so a broken EP fails here (visible in the status bar) rather than in the first real call.
   try {
@@ -76,12 +78,32 @@ async function create(opts: InitOptions): Promise<WebRuntime> {
     runtime = makeRuntime(kind, undefined, threads, reason);
     await warmUp(runtime);
   }
+  // A fallback adapter is a software rasteriser (SwiftShader, WARP): WebGPU there was 25-46x slower than
+  // WASM on real work. In auto mode both EPs are timed on one small decoder-sized graph and the faster
+  // one computes; a forced ?backend=webgpu is never second-guessed.
+  if (kind === 'webgpu' && requested === 'auto' && probe.description?.isFallbackAdapter) {
+    const wasmRuntime = makeRuntime('wasm', undefined, threads, 'timed against a fallback WebGPU adapter');
+    const webgpuMs = await timeGraph(runtime);
+    const wasmMs = await timeGraph(wasmRuntime);
+    timing = { webgpuMs, wasmMs };
+    const ratio = (a: number, b: number) => (a / Math.max(b, 1e-3)).toFixed(1);
+    if (wasmMs <= webgpuMs) {
+      kind = 'wasm';
+      reason = `WebGPU adapter is a fallback (software) adapter; timed at start: WASM ${wasmMs.toFixed(1)} ms vs WebGPU ${webgpuMs.toFixed(1)} ms per run of the timing graph, so WASM (${ratio(webgpuMs, wasmMs)}x faster) computes; ?backend=webgpu forces WebGPU`;
+      runtime = makeRuntime(kind, undefined, threads, reason);
+    } else {
+      reason = `WebGPU adapter is a fallback (software) adapter, but timed faster at start: WebGPU ${webgpuMs.toFixed(1)} ms vs WASM ${wasmMs.toFixed(1)} ms per run of the timing graph (${ratio(wasmMs, webgpuMs)}x)`;
+      runtime = makeRuntime(kind, probe.description, threads, reason);
+    }
+  }
 
   const info: BackendInfo = {
     kind,
     requested,
     reason,
-    adapter: kind === 'webgpu' ? probe.description : undefined,
+    // The adapter stays described when it was probed and rejected, so the status bar can say why.
+    adapter: probe.description,
+    timing,
     wasmThreads: threads,
     crossOriginIsolated: isolated,
     ortVersion: ort.env.versions?.web ?? 'unknown',
@@ -98,7 +120,52 @@ function makeRuntime(kind: BackendKind, d: AdapterDescription | undefined, threa
   return createOrtRuntime(ort as unknown as OrtLike, { kind, detail }, {
     executionProviders: [kind],
     graphOptimizationLevel: 'all',
+    // 3 = error: at 'warning' ORT prints "Some nodes were not assigned to the preferred execution
+    // providers" (shape ops pinned to CPU, expected) through console.error with raw ANSI colour codes.
+    logSeverityLevel: 3,
   });
+}
+
+// The timing graph: 6 x (MatMul 128x128 + Tanh) over 32 rows, roughly a shipped model's layer work per
+// decode step. Per-dispatch overhead dominates at this size, which is exactly what makes a software GPU slow.
+const TIMING = { rows: 32, d: 128, layers: 6 } as const;
+
+function buildTimingGraph(): Uint8Array {
+  const { onnx } = onnxProto;
+  const F = onnx.TensorProto.DataType.FLOAT;
+  const { rows, d, layers } = TIMING;
+  const vi = (name: string, dims: number[]) => onnx.ValueInfoProto.create({ name, type: { tensorType: { elemType: F, shape: { dim: dims.map((v) => ({ dimValue: v })) } } } });
+  const node: ReturnType<typeof onnx.NodeProto.create>[] = [];
+  const initializer: ReturnType<typeof onnx.TensorProto.create>[] = [];
+  let prev = 'x';
+  for (let l = 0; l < layers; l++) {
+    const w = Array.from({ length: d * d }, (_, i) => (((i * 2654435761 + l) >>> 0) % 1000) / 1000 / d - 0.5 / d);
+    initializer.push(onnx.TensorProto.create({ name: `W${l}`, dims: [d, d], dataType: F, floatData: w }));
+    node.push(onnx.NodeProto.create({ opType: 'MatMul', input: [prev, `W${l}`], output: [`m${l}`], name: `mm${l}` }));
+    const out = l === layers - 1 ? 'y' : `h${l}`;
+    node.push(onnx.NodeProto.create({ opType: 'Tanh', input: [`m${l}`], output: [out], name: `t${l}` }));
+    prev = out;
+  }
+  const graph = onnx.GraphProto.create({ name: 'timing', node, initializer, input: [vi('x', [rows, d])], output: [vi('y', [rows, d])] });
+  return onnx.ModelProto.encode(onnx.ModelProto.create({ irVersion: 8, producerName: 'envace-timing', opsetImport: [{ domain: '', version: 17 }], graph })).finish();
+}
+
+/** Median ms of one run of a small MatMul chain (sized like a tiny decoder layer), after a warm-up run. */
+async function timeGraph(rt: Runtime): Promise<number> {
+  const s = await rt.createSession(buildTimingGraph());
+  try {
+    const x = f32(new Float32Array(TIMING.rows * TIMING.d).map((_, i) => ((i * 7919) % 97) / 97 - 0.5), [TIMING.rows, TIMING.d]);
+    await s.run({ x });
+    const ms: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      await s.run({ x });
+      ms.push(performance.now() - t0);
+    }
+    return ms.sort((a, b) => a - b)[2]!;
+  } finally {
+    await s.release();
+  }
 }
 
 async function warmUp(rt: Runtime): Promise<void> {

@@ -37,7 +37,13 @@ export function StatusBar() {
     ].filter(Boolean).join(' · ');
   } else {
     label = 'WASM';
-    detail = `${backend.reason} · ${backend.wasmThreads} thread${backend.wasmThreads === 1 ? '' : 's'}`;
+    const a = backend.adapter;
+    detail = [
+      backend.reason,
+      // A probed-and-rejected adapter: name it, so "why not WebGPU" has an answer.
+      a && `adapter ${[a.vendor, a.architecture, a.description].filter(Boolean).join(' / ') || '(unnamed)'} · isFallbackAdapter ${a.isFallbackAdapter ? 'true' : 'false'}`,
+      `${backend.wasmThreads} thread${backend.wasmThreads === 1 ? '' : 's'}`,
+    ].filter(Boolean).join(' · ');
   }
 
   return (

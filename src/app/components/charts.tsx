@@ -3,6 +3,18 @@
 
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 
+/**
+ * Y tick text that fits the axis: three significant digits, exponents for tiny and huge values. The plot
+ * used to start left of its own axis (negative margin), which cut labels like "−0.0125" down to "0125".
+ */
+export function tickLabel(v: number): string {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return String(v);
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (a < 1e-3 || a >= 1e5) return v.toExponential(1).replace('e+', 'e');
+  return String(Number(v.toPrecision(3)));
+}
+
 export interface Series { key: string; label: string; color: string }
 
 const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
@@ -13,10 +25,10 @@ export function LineMetric(props: { data: object[]; x: string; series: Series[];
     <div className="chart" data-testid={`chart-${props.title ?? props.series[0]?.key}`}>
       {props.title && <div className="chart-title">{props.title}</div>}
       <ResponsiveContainer width="100%" height={props.height ?? 150}>
-        <LineChart data={props.data} margin={{ top: 4, right: 8, bottom: 0, left: -18 }}>
+        <LineChart data={props.data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="#1f2733" />
           <XAxis dataKey={props.x} {...axis} />
-          <YAxis {...axis} width={52} />
+          <YAxis {...axis} width={56} tickFormatter={tickLabel} />
           <Tooltip {...tooltip} />
           {props.series.length > 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
           {props.series.map((s) => (
@@ -34,10 +46,10 @@ export function BarMetric(props: { data: object[]; x: string; series: Series[]; 
     <div className="chart" data-testid={`chart-${props.title ?? props.series[0]?.key}`}>
       {props.title && <div className="chart-title">{props.title}</div>}
       <ResponsiveContainer width="100%" height={props.height ?? 150}>
-        <BarChart data={props.data} margin={{ top: 4, right: 8, bottom: 0, left: -18 }}>
+        <BarChart data={props.data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="#1f2733" />
           <XAxis dataKey={props.x} {...axis} />
-          <YAxis {...axis} width={52} domain={props.yDomain} />
+          <YAxis {...axis} width={56} domain={props.yDomain} tickFormatter={tickLabel} />
           <Tooltip {...tooltip} cursor={{ fill: '#1f2733' }} />
           {props.series.length > 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
           {props.series.map((s) => <Bar key={s.key} dataKey={s.key} name={s.label} fill={s.color} isAnimationActive={false} />)}

@@ -1,9 +1,10 @@
 // Small building blocks shared by the pages. No UI library: a handful of plain elements styled in
 // styles.css keeps the bundle small and the look dense.
 
-import type { ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useApp } from '../store';
-import { specOf, type Key } from '../urlState';
+import type { Progress } from '../../worker/protocol';
+import { check, rangeText, specOf, type Key } from '../urlState';
 
 export function Panel(props: { title: string; right?: ReactNode; children: ReactNode; className?: string; testId?: string }) {
   return (
@@ -32,6 +33,55 @@ export function Empty(props: { children: ReactNode }) {
   return <div className="empty">{props.children}</div>;
 }
 
+/**
+ * The one numeric input of the app. It keeps whatever is being typed (an exponent like 3e-4, an empty
+ * field, a lone minus) and commits only on blur or Enter; a value outside [min, max], not a number, or not
+ * whole where a whole number is needed is refused visibly (the field keeps the text, marked, and says why
+ * and which value stays in force), never clamped. Escape restores the value in force.
+ */
+export function NumberInput(props: {
+  id?: string; value: number; min: number; max: number; integer?: boolean; onCommit: (v: number) => void;
+  title?: string; testId?: string; allowEmpty?: boolean; emptyLabel?: string; disabled?: boolean;
+}) {
+  const { value, min, max, integer } = props;
+  const [text, setText] = useState(() => (Number.isFinite(value) ? String(value) : ''));
+  const [refused, setRefused] = useState<string | null>(null);
+  const editing = useRef(false);
+  // Follow outside changes (URL, presets) unless the user is mid-edit or looking at a refusal.
+  useEffect(() => {
+    if (!editing.current && !refused) setText(Number.isFinite(value) ? String(value) : '');
+  }, [value]);
+  const spec = integer ? { kind: 'int' as const, def: 0, min, max } : { kind: 'num' as const, def: 0, min, max };
+  const commit = () => {
+    editing.current = false;
+    if (props.allowEmpty && text.trim() === '') { setRefused(null); return; }
+    const r = check(spec, text);
+    if (!r.ok) { setRefused(`refused “${text}”: ${r.why}; ${fmtKept(value)} stays`); return; }
+    setRefused(null);
+    setText(String(r.value));
+    if (r.value !== value) props.onCommit(r.value as number);
+  };
+  return (
+    <span className="num-input">
+      <input
+        id={props.id} type="text" inputMode={integer ? 'numeric' : 'decimal'} value={text} disabled={props.disabled}
+        className={refused ? 'invalid' : undefined} aria-invalid={refused ? true : undefined}
+        title={props.title ?? `${rangeText(spec)}; Enter or leaving the field applies it`}
+        data-testid={props.testId} data-range={rangeText(spec)}
+        onChange={(e) => { editing.current = true; setText(e.target.value); }}
+        onBlur={commit}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') commit();
+          if (e.key === 'Escape') { editing.current = false; setRefused(null); setText(String(value)); }
+        }}
+      />
+      {refused && <span className="field-error" role="alert" data-testid={props.testId ? `${props.testId}-refused` : 'refused'}>{refused}</span>}
+    </span>
+  );
+}
+
+function fmtKept(v: number): string { return Number.isFinite(v) ? String(v) : 'the previous value'; }
+
 /** A control bound to one URL-serialised setting; the schema decides the input kind and bounds. */
 export function Field(props: { k: Key; label: string; step?: number; title?: string; wide?: boolean; options?: { value: string; label?: string }[] }) {
   const value = useApp((s) => s.settings[props.k]);
@@ -39,6 +89,7 @@ export function Field(props: { k: Key; label: string; step?: number; title?: str
   const spec = specOf(props.k);
   const id = `f-${props.k}`;
   let input: ReactNode;
+  let range = '';
   if (props.options && spec.kind === 'str') {
     // Known choices (worlds, tasks, models) for a free string setting; an unknown value from a URL stays
     // visible instead of being silently replaced.
@@ -57,20 +108,15 @@ export function Field(props: { k: Key; label: string; step?: number; title?: str
   } else if (spec.kind === 'str') {
     input = <input id={id} type="text" value={String(value)} onChange={(e) => set(props.k, e.target.value as never)} />;
   } else {
+    range = rangeText(spec);
     input = (
-      <input
-        id={id} type="number" value={Number(value)} min={spec.min} max={spec.max}
-        step={props.step ?? (spec.kind === 'int' ? 1 : 'any')}
-        onChange={(e) => {
-          const v = Number(e.target.value);
-          if (e.target.value !== '' && Number.isFinite(v)) set(props.k, Math.min(spec.max, Math.max(spec.min, v)) as never);
-        }}
-      />
+      <NumberInput id={id} testId={id} value={Number(value)} min={spec.min} max={spec.max} integer={spec.kind === 'int'}
+        onCommit={(v) => set(props.k, v as never)} />
     );
   }
   return (
     <label className={`field${props.wide ? ' wide' : ''}`} htmlFor={id} title={props.title}>
-      <span className="field-label">{props.label}</span>
+      <span className="field-label">{props.label}{range && <span className="field-range"> · {range}</span>}</span>
       {input}
     </label>
   );
@@ -88,3 +134,49 @@ export function fmtBytes(n: number): string {
   if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
   return `${(n / 1024 ** 3).toFixed(2)} GiB`;
 }
+
+export function fmtDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  const s = ms / 1000;
+  if (s < 10) return `${s.toFixed(1)} s`;
+  if (s < 90) return `${Math.round(s)} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
+
+/** Progress of a worker call: counts, elapsed time and the ETA the worker estimated. */
+export function ProgressBar(props: { progress: Progress | null; label: string; testId?: string }) {
+  const p = props.progress;
+  const frac = p && p.total > 0 ? Math.min(1, p.done / p.total) : 0;
+  return (
+    <div className="progress" data-testid={props.testId} role="progressbar" aria-valuemin={0} aria-valuemax={p?.total ?? 0} aria-valuenow={p?.done ?? 0}>
+      <div className="progress-track"><div className="progress-fill" style={{ width: `${(100 * frac).toFixed(1)}%` }} /></div>
+      <div className="progress-text">
+        <span data-testid={props.testId ? `${props.testId}-counts` : undefined}>
+          {props.label}{p ? ` · ${p.unit} ${p.done} of ${p.etaIsBound ? 'at most ' : ''}${p.total}${p.detail ? ` · ${p.detail}` : ''}` : ' · starting…'}
+        </span>
+        <span>{p ? `${fmtDuration(p.elapsedMs)} elapsed · ETA ${p.etaMs === null ? '–' : `${p.etaIsBound ? '≤ ' : ''}${fmtDuration(p.etaMs)}`}` : ''}</span>
+      </div>
+    </div>
+  );
+}
+
+/** A metric's name with its one-line definition on hover (METRICS holds the definitions). */
+export function Metric(props: { name: keyof typeof METRICS; label?: string }) {
+  return <span className="metric" title={METRICS[props.name]} data-metric={props.name}>{props.label ?? props.name}</span>;
+}
+
+/** One-line definitions of every metric the pages show (hover text). */
+export const METRICS = {
+  reward: 'the scalar GRPO trains on: the checklist score, or 0 when an EnvACE error (parse or tool-call format) ended the episode',
+  checklist: 'weighted share of the task\'s checklist items the rule-based judge passed, over all user turns (0…1)',
+  'state check': 'outcome: the final environment state equals the expert\'s; read-only tasks pass it by doing nothing, so it is not success',
+  success: 'state check passed AND every checklist item passed (what the Benchmarks page calls success)',
+  'field F1': 'rehearsal fidelity: F1 over the (path, value) fields of the imagined result vs the real one (1 = every field matches)',
+  exact: 'rehearsal fidelity: the imagined result equals the real one after canonical JSON formatting',
+  'error agreement': 'rehearsal fidelity: imagined and real results agree on whether the call failed',
+  'pass@k': 'share of tasks where at least one of the k samples succeeded',
+  outcome: 'the state check: final environment state equals the expert\'s (read-only tasks pass by doing nothing)',
+  termination: 'why the episode ended: final_turn, parse_error, tool_error, required_item_failed, turn_cap, length, generation_cap',
+  seed: 'the trajectory\'s own sampling seed, derived from (seed field, task id, sample index), so each of the n samples differs',
+} as const;

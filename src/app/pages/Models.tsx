@@ -2,8 +2,9 @@
 // their config and size, a sample prompt run in the worker, and the engine/backend self-tests.
 
 import { useModelIndex } from '../modelIndex';
+import { fmtParams, llamaParams, useEvalFile, type EvalFile } from '../modelStats';
 import type { LoadedModel, SampleResult, SelfTestResult, SmokeResult } from '../../worker/protocol';
-import { Empty, ErrorBox, Field, fmt, fmtBytes, NotAvailable, Panel } from '../components/ui';
+import { Empty, ErrorBox, Field, fmt, fmtBytes, Metric, NotAvailable, Panel } from '../components/ui';
 import { useRpc } from '../components/useRpc';
 import { useApp } from '../store';
 import { api } from '../worker';
@@ -19,6 +20,7 @@ export function ModelsPage() {
   const self = useRpc<SelfTestResult>();
 
   const selected = models?.find((m) => m.name === s['m.model']) ?? null;
+  const evalFile = useEvalFile(selected);
 
   return (
     <div className="page page-models">
@@ -28,13 +30,13 @@ export function ModelsPage() {
         {models && models.length === 0 && <Empty>No model folders in models/ yet (a folder with config.json is a model).</Empty>}
         {models && models.length > 0 && (
           <table className="rows selectable">
-            <thead><tr><th>name</th><th>type</th><th>layers</th><th>d</th><th>vocab</th><th>size</th></tr></thead>
+            <thead><tr><th>name</th><th title="parameters, from config.json">params</th><th>type</th><th>layers</th><th>d</th><th>vocab</th><th>size</th></tr></thead>
             <tbody>
               {models.map((m) => {
                 const c = m.config ?? {};
                 return (
                   <tr key={m.name} className={m.name === s['m.model'] ? 'on' : ''} onClick={() => { set('m.model', m.name); load.reset(); sample.reset(); }}>
-                    <td>{m.name}</td><td>{String(c.model_type ?? '–')}</td><td>{String(c.num_hidden_layers ?? '–')}</td>
+                    <td>{m.name}</td><td data-testid="model-params">{fmtParams(llamaParams(m.config))}</td><td>{String(c.model_type ?? '–')}</td><td>{String(c.num_hidden_layers ?? '–')}</td>
                     <td>{String(c.hidden_size ?? '–')}</td><td>{String(c.vocab_size ?? '–')}</td><td>{fmtBytes(m.totalBytes)}</td>
                   </tr>
                 );
@@ -63,6 +65,8 @@ export function ModelsPage() {
                 </tbody></table>
               </div>
             </div>
+            <div className="subhead">held-out evaluation (eval.json)</div>
+            <HeldOut file={evalFile.data} error={evalFile.error} shipped={selected.files.some((f) => f.path === 'eval.json')} params={llamaParams(selected.config)} />
             <div className="subhead">sample</div>
             <div className="fields">
               <Field k="m.prompt" label="prompt" wide />
@@ -120,6 +124,32 @@ export function ModelsPage() {
           </tbody></table>
         )}
       </Panel>
+    </div>
+  );
+}
+
+/** The folder's shipped held-out results: per world and mode, the same numbers the Benchmarks page computes. */
+function HeldOut(props: { file: EvalFile | null; error: string | null; shipped: boolean; params: number | null }) {
+  const f = props.file;
+  return (
+    <div data-testid="model-heldout">
+      <div className="muted">{props.params !== null ? `${props.params.toLocaleString()} parameters` : 'parameter count unknown'}{f?.heldOutTasks ? ` · ${f.heldOutTasks} held-out test tasks per world, greedy` : ''}</div>
+      {!props.shipped && <div className="muted">this folder ships no eval.json</div>}
+      <ErrorBox error={props.error} />
+      {f && (
+        <table className="rows">
+          <thead><tr><th>world</th><th>mode</th><th>tasks × k</th><th><Metric name="success" /></th><th><Metric name="state check" /></th><th><Metric name="checklist" /></th><th><Metric name="field F1" /></th><th><Metric name="exact" /></th></tr></thead>
+          <tbody>
+            {Object.entries(f.evals).flatMap(([world, modes]) => Object.entries(modes).map(([mode, e]) => (
+              <tr key={`${world}/${mode}`}>
+                <td>{world}</td><td>{mode}</td><td>{e.tasks} × {e.k}</td><td>{fmt(e.success, 3)}</td><td>{fmt(e.outcome, 3)}</td><td>{fmt(e.checklist, 3)}</td>
+                <td>{e.fidelity && e.fidelity.calls > 0 ? fmt(e.fidelity.meanF1, 3) : '–'}</td><td>{e.fidelity && e.fidelity.calls > 0 ? fmt(e.fidelity.exactRate, 3) : '–'}</td>
+              </tr>
+            )))}
+          </tbody>
+        </table>
+      )}
+      {f?.note && <div className="muted">{f.note}</div>}
     </div>
   );
 }

@@ -10,24 +10,28 @@
 // URL: every control is in the hash (urlState), plus r.gen (generations shown, 0 = whole rollout) and
 // autorun=1, which runs (or steps to r.gen) as soon as the worker, model index and worlds are ready.
 
+import * as Comlink from 'comlink';
 import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { create } from 'zustand';
-import type { Trajectory } from '../../agent/types';
-import type { ModelEntry, RolloutMode, RolloutRequest, TaskInfo } from '../../worker/protocol';
+import type { ModelEntry, Progress, RolloutMode, RolloutRequest, ShownTrajectory, TaskInfo } from '../../worker/protocol';
 import { BarMetric, COLORS } from '../components/charts';
-import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel } from '../components/ui';
+import { Empty, ErrorBox, Field, fmt, NotAvailable, NumberInput, Panel, ProgressBar } from '../components/ui';
+import { DEMO } from '../demo/demo';
+import { DEMO_MODEL } from '../demo/request';
 import { TrajectoryView } from '../components/rollout/Timeline';
+import { RehearseFirst } from '../components/rollout/RehearseFirst';
 import { downloadTraces, readTraceFile, type LoadedTraces } from '../components/rollout/traceFiles';
 import '../components/rollout/rollout.css';
 import { useApp } from '../store';
 import type { Settings } from '../urlState';
 import { api, errorText, isNotAvailable } from '../worker';
+import { CANCELLED } from '../../worker/protocol';
 import { useModelIndex } from '../modelIndex';
 
-/** What the timeline shows: a run, a stepped prefix, or a file. */
+/** What the timeline shows: the shipped demo trace, a run, a stepped prefix, or a file. */
 interface View {
-  source: 'run' | 'step' | 'file';
-  trajectories: Trajectory[];
+  source: 'demo' | 'run' | 'step' | 'file';
+  trajectories: ShownTrajectory[];
   /** Settings that produced a run/step (to tell whether Step continues it or starts over). */
   key?: string;
   generations?: number;
@@ -36,12 +40,19 @@ interface View {
   computed?: number;
   ms?: number;
   file?: LoadedTraces;
+  /** Checklist questions for the shown task (demo: shipped with it; files: asked from the worker). */
+  task?: TaskInfo | null;
+  /** Run/step: the request that produced it (the trajectory header's seed derives from its seed). */
+  request?: RolloutRequest;
 }
 
 interface RolloutState {
   view: View | null;
   selected: number;
   busy: 'run' | 'step' | null;
+  progress: Progress | null;
+  /** The last run was cancelled: what it had done (the previous view stays, marked). */
+  cancelled: string | null;
   error: string | null;
   notAvailable: string | null;
   /** Parse problems of the last loaded file (kept when the file yielded nothing to show). */
@@ -49,11 +60,18 @@ interface RolloutState {
 }
 
 // Module-level so results survive switching tabs (pages unmount).
-const useRollout = create<RolloutState>(() => ({ view: null, selected: 0, busy: null, error: null, notAvailable: null, loadErrors: null }));
+// The page opens on the shipped demo trace (drawn before the worker is ready), unless a link asks to run.
+const demoView = (): View => ({ source: 'demo', trajectories: DEMO.trajectories, task: DEMO.meta.task });
+const useRollout = create<RolloutState>(() => ({
+  view: DEMO.trajectories.length ? demoView() : null, selected: 0, busy: null, progress: null, cancelled: null, error: null, notAvailable: null, loadErrors: null,
+}));
 
-/** The default policy: a shipped EnvACE model, so the page works offline without choosing anything. */
+/**
+ * The default policy: the best shipped EnvACE model (the demo trace's), so the page works offline without
+ * choosing anything and its default run shows rehearsal.
+ */
 export function defaultModel(models: ModelEntry[]): ModelEntry | undefined {
-  return models.find((m) => m.name === 'envace-tiny') ?? models.find((m) => m.name.startsWith('envace-')) ?? models[0];
+  return models.find((m) => m.name === DEMO_MODEL) ?? models.find((m) => m.name.startsWith('envace-')) ?? models[0];
 }
 
 function requestOf(s: Settings, model: ModelEntry | undefined): RolloutRequest {
@@ -80,16 +98,17 @@ let runToken = 0;
 async function execute(kind: 'run' | 'step', req: RolloutRequest, generations: number, advance: boolean): Promise<void> {
   const my = ++runToken;
   const key = JSON.stringify(req);
-  useRollout.setState({ busy: kind, error: null, notAvailable: null });
+  useRollout.setState({ busy: kind, error: null, notAvailable: null, cancelled: null, progress: null });
   const t0 = performance.now();
+  const onProgress = Comlink.proxy((p: Progress) => { if (my === runToken) useRollout.setState({ progress: p }); });
   try {
     let view: View;
     if (kind === 'run') {
-      const ts = await api.rollout(req);
-      view = { source: 'run', trajectories: ts, key, ms: performance.now() - t0 };
+      const ts = await api.rollout(req, onProgress);
+      view = { source: 'run', trajectories: ts, key, ms: performance.now() - t0, request: req };
     } else {
-      const r = await api.rolloutStep({ ...req, generations, advance });
-      view = { source: 'step', trajectories: r.trajectories, key, generations: r.generations, done: r.done, computed: r.computed, ms: performance.now() - t0 };
+      const r = await api.rolloutStep({ ...req, generations, advance }, onProgress);
+      view = { source: 'step', trajectories: r.trajectories, key, generations: r.generations, done: r.done, computed: r.computed, ms: performance.now() - t0, request: req };
     }
     if (my !== runToken) return;
     const sel = useRollout.getState().selected;
@@ -98,11 +117,18 @@ async function execute(kind: 'run' | 'step', req: RolloutRequest, generations: n
     set('r.gen', kind === 'run' ? 0 : view.generations!);
   } catch (e) {
     if (my !== runToken) return;
-    if (isNotAvailable(e)) useRollout.setState({ notAvailable: errorText(e).replace(/^not available yet:\s*/, '') });
-    else useRollout.setState({ error: errorText(e) });
+    const msg = errorText(e);
+    if (isNotAvailable(e)) useRollout.setState({ notAvailable: msg.replace(/^not available yet:\s*/, '') });
+    else if (msg.includes(`${CANCELLED}:`)) useRollout.setState({ cancelled: msg.slice(msg.indexOf(`${CANCELLED}:`) + CANCELLED.length + 1).trim() });
+    else useRollout.setState({ error: msg });
   } finally {
-    if (my === runToken) useRollout.setState({ busy: null });
+    if (my === runToken) useRollout.setState({ busy: null, progress: null });
   }
+}
+
+/** Stop the worker's rollout after its current round (the worker checks between generation rounds). */
+function cancel(): void {
+  void api.rolloutCancel();
 }
 
 async function loadFile(f: File): Promise<void> {
@@ -111,7 +137,17 @@ async function loadFile(f: File): Promise<void> {
   if (loaded.trajectories.length === 0) { useRollout.setState({ loadErrors: loaded }); return; }
   // A file replaces whatever is shown, including a run still in flight (its result is dropped).
   runToken++;
-  useRollout.setState({ view: { source: 'file', trajectories: loaded.trajectories, file: loaded }, selected: 0, loadErrors: loaded.errors.length ? loaded : null, busy: null });
+  useRollout.setState({ view: { source: 'file', trajectories: loaded.trajectories, file: loaded, task: null }, selected: 0, loadErrors: loaded.errors.length ? loaded : null, busy: null, progress: null });
+  // A trace carries verdicts by item id only; the questions and "required" marks come from the task itself
+  // (built-in world tasks are deterministic per id, so the worker can rebuild it).
+  const id = loaded.trajectories[0]!.taskId;
+  const world = id.includes('-') ? id.slice(0, id.lastIndexOf('-')) : '';
+  if (!world) return;
+  const token = runToken;
+  api.taskInfo(world, id).then(
+    (t) => { const v = useRollout.getState().view; if (token === runToken && v?.source === 'file') useRollout.setState({ view: { ...v, task: t } }); },
+    () => undefined, // not a built-in task (e.g. a reference dump): ids stay as they are
+  );
 }
 
 export function RolloutPage() {
@@ -121,7 +157,7 @@ export function RolloutPage() {
   const worlds = useApp((st) => st.worlds);
   const backend = useApp((st) => st.backend);
   const { models, error: indexError } = useModelIndex();
-  const { view, selected, busy, error, notAvailable, loadErrors } = useRollout();
+  const { view, selected, busy, error, notAvailable, loadErrors, progress, cancelled } = useRollout();
   const [task, setTask] = useState<TaskInfo | null>(null);
   const [taskError, setTaskError] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
@@ -146,7 +182,8 @@ export function RolloutPage() {
   // autorun=1: reproduce the linked view once everything it needs is known (one attempt per page load).
   const autoran = useRef(false);
   useEffect(() => {
-    if (autoran.current || !ready || s.autorun !== 1 || busy) return;
+    // With rehearse-first on, RehearseFirst reproduces the linked view instead.
+    if (autoran.current || !ready || s.autorun !== 1 || busy || s['r.tts'] > 0) return;
     autoran.current = true;
     const gen = s['r.gen'];
     void execute(gen > 0 ? 'step' : 'run', req, gen, false);
@@ -165,7 +202,8 @@ export function RolloutPage() {
   const trajs = view?.trajectories ?? [];
   const cur = trajs[Math.min(selected, trajs.length - 1)];
   const stepping = view?.source === 'step' && !view.done;
-  const stale = view && view.source !== 'file' && view.key !== reqKey;
+  const stale = view && (view.source === 'run' || view.source === 'step') && view.key !== reqKey;
+  const shownTask = view?.source === 'demo' || view?.source === 'file' ? view.task ?? null : task;
 
   const rewardData = useMemo(() => trajs.map((t, i) => ({ i: `#${i}`, reward: t.reward ?? 0 })), [trajs]);
   const fidData = useMemo(() => (cur?.rows ?? [])
@@ -210,12 +248,12 @@ export function RolloutPage() {
               ...(world?.trainTasks ?? []).map((t) => ({ value: t, label: `${t} (train)` }))]} />
           <label className="field" htmlFor="task-seed" title="any seed of this world">
             <span className="field-label">task seed</span>
-            <input id="task-seed" type="number" min={0} step={1} value={task && task.world === s['r.world'] ? task.seed : ''}
-              onChange={(e) => { const v = Number(e.target.value); if (Number.isInteger(v) && v >= 0) set('r.task', `${s['r.world']}-${v}`); }} />
+            <NumberInput id="task-seed" testId="task-seed" min={0} max={2 ** 31 - 1} integer value={task && task.world === s['r.world'] ? task.seed : NaN}
+              onCommit={(v) => set('r.task', `${s['r.world']}-${v}`)} />
           </label>
-          <div className="field task-meta" data-testid="task-meta">
-            <span className="field-label">split · difficulty</span>
-            {task ? <span><b>{task.split}</b> · <b>{task.difficulty}</b> · {task.userTurns.length} turns · {task.tools} tools</span> : <span className="muted">{taskError ?? '…'}</span>}
+          <div className="field task-meta" data-testid="task-meta" title="split: the task's side of the train/test division; difficulty: the world generator's level (1 easiest … 3)">
+            <span className="field-label">task</span>
+            {task ? <span>split <b>{task.split}</b> · difficulty <b>{task.difficulty}</b> · {task.userTurns.length} turns · {task.tools} tools</span> : <span className="muted">{taskError ?? '…'}</span>}
           </div>
         </div>
         <div className="subhead">sampling</div>
@@ -228,6 +266,11 @@ export function RolloutPage() {
           <Field k="r.max" label="max new tokens" />
           <Field k="r.turns" label="turn cap" />
         </div>
+        {s['r.k'] > 1 && s['r.temp'] === 0 && (
+          <div className="warn-line" role="status" data-testid="identical-warning">
+            temperature 0 is greedy: all {s['r.k']} trajectories will be identical (raise the temperature, or set n to 1)
+          </div>
+        )}
         {world && <div className="muted">{world.description}</div>}
         {s['r.mode'] === 'simulator' && <div className="muted">simulator = the same weights, frozen, in the Rehearse role (one model until training runs)</div>}
         <div className="actions">
@@ -237,10 +280,14 @@ export function RolloutPage() {
           <button disabled={!!busy || !ready} onClick={step} title="one more generation (the worker replays the earlier ones from memory)">
             {busy === 'step' ? 'stepping…' : stepping && !stale ? `Step (${(view?.generations ?? 0) + 1})` : view?.source === 'step' && !stale ? 'Step (from 1)' : 'Step'}
           </button>
+          {busy && <button data-testid="rollout-cancel" onClick={cancel} title="stop the worker after its current generation round">Cancel</button>}
           <a className="link" href={shareUrl} data-testid="share-link" title="this view, run on open">link</a>
         </div>
+        {busy && <ProgressBar testId="rollout-progress" progress={progress} label={busy === 'run' ? 'running in the worker' : 'stepping in the worker'} />}
+        {cancelled && <div className="not-available" role="status" data-testid="rollout-cancelled"><strong>cancelled</strong>: {cancelled}; the view below is the previous one</div>}
         <div className="muted run-status" data-testid="run-status">
           {busy && `${busy === 'run' ? 'running' : 'stepping'} in the worker… · previous: `}
+          {view?.source === 'demo' && 'shipped trace (not computed here) · Run computes it live'}
           {view?.source === 'run' && `full run · ${fmt((view.ms ?? 0) / 1000, 2)} s`}
           {view?.source === 'step' && `${view.done ? 'stepped to the end' : 'stepping'} · ${view.generations} generation${view.generations === 1 ? '' : 's'} · ${view.computed} sampled now · ${fmt((view.ms ?? 0) / 1000, 2)} s`}
           {view?.source === 'file' && `file ${view.file?.file}`}
@@ -262,8 +309,9 @@ export function RolloutPage() {
             ))}
           </span>
         )}>
+        {view?.source === 'demo' && <DemoBanner onRun={run} canRun={ready && !busy} />}
         {!cur ? <Empty>No trajectories yet. Run or Step a rollout, or drop a JSONL trace here.</Empty>
-          : <TrajectoryView t={cur} task={view?.source === 'file' ? null : task}
+          : <TrajectoryView t={cur} task={shownTask} baseSeed={view?.source === 'demo' ? DEMO.meta.request.seed : view?.request?.seed}
               inProgress={stepping && cur.terminatedBy === 'generation_cap'} stepLabel={view?.source === 'step' ? `step ${view.generations}` : undefined} />}
       </Panel>
 
@@ -311,6 +359,24 @@ export function RolloutPage() {
           )}
         </Panel>
       </div>
+
+      <RehearseFirst req={req} ready={ready} task={task} />
+    </div>
+  );
+}
+
+/** One line on what the visitor is looking at, and the button that computes it live. */
+function DemoBanner(props: { onRun: () => void; canRun: boolean }) {
+  const m = DEMO.meta;
+  return (
+    <div className="demo-banner" data-testid="demo-banner">
+      <span>
+        <b>A shipped trace</b>: {m.model} in <b>rehearsal</b> mode on {m.request.taskId} ({m.task.userTurns[0]}) —
+        the policy imagines each tool result (left) while the real environment's answer is recorded beside it
+        (right); checklist ticks marked <span className="badge imagined">imagined</span> rest on an imagined result.
+      </span>
+      <button className="primary" disabled={!props.canRun} onClick={props.onRun} data-testid="demo-run"
+        title="recompute this rollout in the worker with the settings on the left (the same request)">Run it live</button>
     </div>
   );
 }

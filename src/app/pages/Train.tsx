@@ -131,6 +131,14 @@ export function TrainPage() {
   const { runs, activeId, busy, error } = useRuns();
   const active = runs.find((r) => r.runId === activeId) ?? null;
   const [exported, setExported] = useState<{ name: string; files: [string, Uint8Array][] } | null>(null);
+  // Pause takes effect between optimizer steps: until then the page says what it is waiting for.
+  const [pausing, setPausing] = useState<number | null>(null);
+  const requestPause = () => {
+    setPausing((active?.history[active.history.length - 1]?.step ?? 0) + 1);
+    void pauseRun().finally(() => setPausing(null));
+  };
+  // Stops the worker's work now (mid-step): the worker is terminated, Resume continues from the checkpoint.
+  const cancelNow = () => { setPausing(null); killWorker(); };
   const variant = variantFor(s['t.mode'], s['t.adv']);
 
   // Start the training worker's ORT init while the user reads the settings, not after Start.
@@ -216,17 +224,25 @@ export function TrainPage() {
         </div>
         <div className="actions">
           <button className="primary" disabled={live || busy} onClick={start}>Start</button>
-          <button disabled={!live} onClick={() => void pauseRun()}>Pause</button>
+          <button disabled={!live || pausing !== null} onClick={requestPause} data-testid="train-pause">{pausing !== null ? 'pausing…' : 'Pause'}</button>
           <button disabled={!active || live || busy || !canContinue} onClick={() => active && void resumeRun(active.runId)}>Resume</button>
           <button disabled={!active || live || busy || !canContinue} onClick={() => active && void stepRun(active.runId)}>Step</button>
           <button disabled={!active || (!live && active.status?.state !== 'paused')} onClick={() => void stopRun()}>Stop</button>
         </div>
-        <ErrorBox error={error ?? active?.error ?? null} />
+        <ErrorBox error={error} />
       </Panel>
 
       <div style={{ display: 'flex', flexDirection: 'column', gap: 8, minWidth: 0 }}>
         <Panel title={active ? `Run ${active.label}` : 'Run'} testId="train-progress"
-          right={active ? <span data-testid="train-state">{stateText(active)}</span> : null}>
+          right={active ? <span data-testid="train-state">{stateText(active)}{active.error && stateText(active) === 'error' ? `: ${active.error.slice(0, 80)}` : ''}</span> : null}>
+          {active?.error && <div className="top-error" data-testid="train-error-top"><ErrorBox error={active.error} /></div>}
+          {live && pausing !== null && (
+            <div className="not-available" role="status" data-testid="train-pausing">
+              <strong>pausing</strong>: the worker finishes step {pausing} first (a step is one rollout batch plus one update; it cannot stop halfway).
+              {' '}<button onClick={cancelNow} data-testid="train-cancel" title="terminate the training worker now; Resume continues from the last checkpoint">Cancel now</button>
+              <span className="muted"> (drops step {pausing}; resumes from checkpoint @{active?.checkpointStep ?? 0})</span>
+            </div>
+          )}
           {!active || !p ? <div className="empty">Pick a preset and press Start. A tiny model is built in the worker, so the first run needs no download.</div> : (
             <>
               <div className="actions" style={{ justifyContent: 'space-between' }}>

@@ -4,9 +4,10 @@
 
 import { useMemo } from 'react';
 import type { Message } from '../../../envs/types';
-import type { Row, Trajectory } from '../../../agent/types';
-import type { TaskInfo } from '../../../worker/protocol';
-import { fmt } from '../ui';
+import type { Row } from '../../../agent/types';
+import type { ShownTrajectory, TaskInfo } from '../../../worker/protocol';
+import type { TurnVerdict } from '../../../envs/types';
+import { fmt, Metric, METRICS } from '../ui';
 import { diffCounts, fieldDiff } from './fieldDiff';
 import { TokenText } from './TokenText';
 
@@ -30,7 +31,7 @@ function shownResults(messages: Message[]): Message[][] {
   return out;
 }
 
-export function TrajectoryView(props: { t: Trajectory; task?: TaskInfo | null; inProgress?: boolean; stepLabel?: string }) {
+export function TrajectoryView(props: { t: ShownTrajectory; task?: TaskInfo | null; inProgress?: boolean; stepLabel?: string; baseSeed?: number }) {
   const { t, inProgress } = props;
   const task = props.task && props.task.id === t.taskId ? props.task : null;
   const layout = useMemo(() => {
@@ -50,7 +51,8 @@ export function TrajectoryView(props: { t: Trajectory; task?: TaskInfo | null; i
   return (
     <div className="traj" data-testid="trajectory">
       <div className="traj-head">
-        <span>task <b>{t.taskId}</b></span><span>mode <b>{t.mode}</b></span><span>seed <b>{t.seed}</b></span>
+        <span>task <b>{t.taskId}</b></span><span>mode <b>{t.mode}</b></span>
+        <span title={METRICS.seed} data-testid="traj-seed">trajectory seed <b>{t.seed}</b>{props.baseSeed !== undefined && <span className="muted"> (from seed field {props.baseSeed}, task and sample index)</span>}</span>
         <span>{t.rows.length} generations</span>
         {inProgress && <span className="badge warn" data-testid="in-progress">in progress{props.stepLabel ? ` · ${props.stepLabel}` : ''}</span>}
       </div>
@@ -62,7 +64,8 @@ export function TrajectoryView(props: { t: Trajectory; task?: TaskInfo | null; i
           {layout.acts.filter((a) => a.turn === u).map((a) => (
             <ActCard key={a.step} row={a} shown={layout.shown[layout.acts.indexOf(a)] ?? []} kids={layout.kids.get(a.step) ?? []} />
           ))}
-          <Checklist turn={u} verdict={inProgress && !layout.ended(u) ? undefined : v?.turns.find((x) => x.turn === u)} items={task?.checklist[u]} pending={!!inProgress} />
+          <Checklist turn={u} verdict={inProgress && !layout.ended(u) ? undefined : v?.turns.find((x) => x.turn === u)} items={task?.checklist[u]} pending={!!inProgress}
+            real={inProgress ? undefined : t.realVerdict?.turns.find((x) => x.turn === u)} imaginedMode={t.mode !== 'real'} />
         </section>
       ))}
       {layout.orphans.map((r) => <RehearseCard key={`o${r.step}`} row={r} />)}
@@ -70,10 +73,12 @@ export function TrajectoryView(props: { t: Trajectory; task?: TaskInfo | null; i
         {inProgress ? (
           <span>stopped after {t.rows.length} generations ({props.stepLabel ?? 'step'}): Step continues it, Run plays it out</span>
         ) : <>
-          <span>reward <b data-testid="reward">{fmt(t.reward ?? null)}</b></span>
-          <span>ended by <b data-testid="termination">{t.terminatedBy}</b></span>
-          {v && <span>checklist <b>{fmt(v.score)}</b>{v.terminatedEarly ? ' (terminated early)' : ''}</span>}
-          {v?.outcome && <span title={v.outcome.reason}>outcome <b>{v.outcome.passed ? 'passed' : 'failed'}</b></span>}
+          <span><Metric name="reward" /> <b data-testid="reward">{fmt(t.reward ?? null)}</b>{t.error && (t.reward ?? 0) === 0 && (v?.score ?? 0) > 0 ? <span className="muted"> (0: an error ended the episode)</span> : null}</span>
+          <span>ended by <b data-testid="termination" title={METRICS.termination}>{t.terminatedBy}</b></span>
+          {v && <span><Metric name="checklist" /> <b>{fmt(v.score)}</b>{v.terminatedEarly ? ' (terminated early)' : ''}
+            {t.realVerdict && t.mode !== 'real' && <span className="muted" data-testid="real-checklist" title="the same judge on the real environment's answers"> · on real results <b>{fmt(t.realVerdict.score)}</b></span>}</span>}
+          {v?.outcome && <span data-testid="state-check"><Metric name="state check" /> <b title={v.outcome.reason}>{v.outcome.passed ? 'passed' : 'failed'}</b>
+            <span className="muted"> · <Metric name="success" label="success" /> needs the state check and every checklist item: <b>{v.outcome.passed && v.score >= 1 - 1e-9 ? 'yes' : 'no'}</b></span></span>}
           {t.error && <span className="err">error <b>{t.error.code}</b>: {t.error.message}</span>}
         </>}
       </div>
@@ -130,9 +135,9 @@ function RehearseCard(props: { row: Row }) {
         {r.error && <span className="badge bad">{r.error.code}</span>}
         {f && (
           <span className="fidelity" data-testid="fidelity">
-            <span className={`badge ${f.exact ? 'ok' : 'bad'}`}>exact {f.exact ? '✓' : '✗'}</span>
-            <span className="badge">field F1 {fmt(f.fieldF1, 3)}</span>
-            <span className={`badge ${f.errorAgree ? 'ok' : 'bad'}`}>error agreement {f.errorAgree ? '✓' : '✗'}</span>
+            <span className={`badge ${f.exact ? 'ok' : 'bad'}`} title={METRICS.exact}>exact {f.exact ? '✓' : '✗'}</span>
+            <span className="badge" title={METRICS['field F1']}>field F1 {fmt(f.fieldF1, 3)}</span>
+            <span className={`badge ${f.errorAgree ? 'ok' : 'bad'}`} title={METRICS['error agreement']}>error agreement {f.errorAgree ? '✓' : '✗'}</span>
           </span>
         )}
       </div>
@@ -171,8 +176,8 @@ function RehearseCard(props: { row: Row }) {
   );
 }
 
-function Checklist(props: { turn: number; verdict?: { score: number; items: { id: string; passed: boolean; weight: number; reason: string }[]; terminated: boolean }; items?: Item[]; pending: boolean }) {
-  const { verdict, items } = props;
+function Checklist(props: { turn: number; verdict?: TurnVerdict; items?: Item[]; pending: boolean; real?: TurnVerdict; imaginedMode: boolean }) {
+  const { verdict, items, real } = props;
   if (!verdict && !items?.length) return null;
   const byId = new Map((items ?? []).map((i) => [i.id, i]));
   type Shown = { id: string; weight: number; passed?: boolean; reason?: string };
@@ -181,18 +186,32 @@ function Checklist(props: { turn: number; verdict?: { score: number; items: { id
     <div className="checklist" data-testid="checklist">
       <div className="checklist-head">
         checklist {verdict ? <>· turn score <b>{fmt(verdict.score, 3)}</b>{verdict.terminated ? ' · a required item failed' : ''}</> : <span className="muted">· {props.pending ? 'judged when the turn ends' : 'not judged (the episode ended first)'}</span>}
+        {verdict && props.imaginedMode && (real
+          ? <span className="muted"> · judged on the imagined results, as in training; on the real environment's answers: <b data-testid="real-turn-score">{fmt(real.score, 3)}</b></span>
+          : <span className="muted"> · judged on the imagined results, as in training</span>)}
       </div>
       <ul>
         {shown.map((it) => {
           const judged = it.passed !== undefined ? it : null;
           const spec = byId.get(it.id);
           const mark = judged ? (judged.passed ? '✓' : '✗') : '○';
+          const r = real?.items.find((x) => x.id === it.id);
+          // A tick that the real environment would not have given rests on an imagined result.
+          const imaginedOnly = !!(judged && r && judged.passed && !r.passed);
           return (
             <li key={it.id} className={judged ? (judged.passed ? 'pass' : 'fail') : 'pending'} data-testid="checklist-item"
-              title={judged ? judged.reason : 'not judged yet'}>
+              data-imagined={imaginedOnly ? 'true' : undefined} title={judged ? judged.reason : 'not judged yet'}>
               <details>
-                <summary><span className="mark">{mark}</span> {spec?.question ?? it.id} <span className="muted">w {fmt(it.weight, 2)}{spec?.required ? ' · required' : ''}</span></summary>
+                <summary>
+                  <span className="mark">{mark}</span> <span data-testid="checklist-question">{spec?.question ?? it.id}</span>
+                  {spec?.required && <span className="badge bad" data-testid="checklist-required" title="required_for_next_turn: failing it ends the episode">required</span>}
+                  <span className="muted"> w {fmt(it.weight, 2)}</span>
+                  {judged && props.imaginedMode && <span className="badge imagined" title="the judge read the rehearsed (imagined) results of this turn">imagined</span>}
+                  {r && <span className={`real-verdict ${r.passed ? 'pass' : 'fail'}`} data-testid="real-verdict" title={r.reason}>real env: {r.passed ? '✓' : '✗'}{imaginedOnly ? ' (ticked only on imagination)' : ''}</span>}
+                </summary>
                 <div className="reason">{judged ? judged.reason : 'not judged yet'}</div>
+                {r && <div className="reason">on the real results: {r.reason}</div>}
+                {!spec && <div className="reason muted">question unknown: the task is not a built-in one (id {it.id})</div>}
               </details>
             </li>
           );

@@ -3,6 +3,7 @@
 // or the train-time counterpart of an eval metric); red verticals mark steps the NaN guard skipped.
 
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { tickLabel } from '../charts';
 
 export interface ChartLine { id: string; label: string; color: string; dashed?: boolean; points: { x: number; y: number | null }[] }
 
@@ -23,10 +24,10 @@ export function RunsChart(props: { title: string; lines: ChartLine[]; markers?: 
     <div className="chart" data-testid={`chart-${props.testId}`} data-points={data.length}>
       <div className="chart-title">{props.title}{props.note ? <span className="muted"> · {props.note}</span> : null}</div>
       <ResponsiveContainer width="100%" height={props.height ?? 150}>
-        <LineChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -18 }}>
+        <LineChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="#1f2733" />
           <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} {...axis} />
-          <YAxis {...axis} width={52} />
+          <YAxis {...axis} width={56} tickFormatter={tickLabel} />
           <Tooltip contentStyle={{ background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }} labelStyle={{ color: '#9aa6b8' }} labelFormatter={(x) => `step ${x}`} />
           {(props.markers ?? []).map((m) => <ReferenceLine key={m} x={m} stroke="#ff5370" strokeDasharray="2 2" />)}
           {props.lines.map((l) => (
