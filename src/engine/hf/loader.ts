@@ -1,0 +1,182 @@
+// Any Hugging Face ONNX causal LM (onnx-community layout) as a TextGenerator for Act and/or Rehearse.
+// One path for every source: the reference is parsed (local folder / hub id / URL), a local folder's layout is
+// checked file by file, then transformers.js loads tokenizer and model (architectures and quantised formats our
+// runtime does not build) and the engine's Sampler generates on top (batching, per-request seeds, stop strings,
+// log-probs), so a hub model and the offline fixture are prompted and sampled by the same code.
+// The chat template stays with the caller (agent layer): `tokenizerConfig` is the folder's tokenizer_config.json.
+
+import { AutoModelForCausalLM, AutoTokenizer, env, ModelFileNotFoundError } from '@huggingface/transformers';
+import { Sampler } from '../sampler';
+import type { TextGenerator } from '../generator';
+import type { Runtime } from '../runtime';
+import type { BPETokenizer } from '../tokenizer';
+import { ortHfKVModel, transformersKVModel, type TransformersCausalLM } from './kv';
+import {
+  checkDtypeSupport, checkLayout, HfModelError, kvGeometry, onnxFileFor, parseConfigJson, parseHfSource, sourceLabel,
+  type HfDtype, type HfSource,
+} from './source';
+
+export type HfDevice = 'cpu' | 'wasm' | 'webgpu';
+
+/** File access for local folders (Node: ./node.ts; absent in the browser, where sources are hub ids or URLs). */
+export interface LocalFiles {
+  exists(path: string): boolean;
+  read(path: string): Uint8Array;
+}
+
+export interface HfProgress { file: string; status: string; loaded?: number; total?: number }
+
+export interface HfLoadOptions {
+  dtype?: HfDtype;
+  device?: HfDevice;
+  /** WebGPU adapter features (for the shader-f16 check). */
+  features?: readonly string[];
+  name?: string;
+  local?: LocalFiles;
+  progress?: (p: HfProgress) => void;
+  /**
+   * 'transformers' (default): transformers.js runs the ONNX file. 'engine': our Runtime runs it (local folders;
+   * graphs whose inputs are the standard decoder ones), e.g. to cross-check the two.
+   */
+  backend?: 'transformers' | 'engine';
+  runtime?: Runtime;
+}
+
+export interface HfTokenizer {
+  encode(text: string): number[];
+  decode(ids: number[]): string;
+}
+
+export interface HfModel {
+  generator: TextGenerator & { release(): Promise<void> };
+  tokenizer: HfTokenizer;
+  source: HfSource;
+  dtype: HfDtype;
+  config: Record<string, unknown>;
+  tokenizerConfig: Record<string, unknown>;
+}
+
+const joinPath = (a: string, b: string) => `${a.replace(/\/+$/, '')}/${b}`;
+function splitPath(p: string): { dir: string; base: string } {
+  const s = p.replace(/\/+$/, '');
+  const i = s.lastIndexOf('/');
+  return i < 0 ? { dir: '.', base: s } : { dir: s.slice(0, i) || '/', base: s.slice(i + 1) };
+}
+
+/** transformers.js resolves `id` against its env; point it at exactly this source (and nowhere else). */
+function configureEnv(source: HfSource): string {
+  if (source.kind === 'local') {
+    const { dir, base } = splitPath(source.path);
+    env.allowLocalModels = true;
+    env.allowRemoteModels = false;
+    env.localModelPath = `${dir}/`;
+    return base;
+  }
+  env.allowLocalModels = false;
+  env.allowRemoteModels = true;
+  if (source.kind === 'url') {
+    const { dir, base } = splitPath(source.url);
+    env.remoteHost = `${dir}/`;
+    env.remotePathTemplate = '{model}/';
+    return base;
+  }
+  env.remoteHost = 'https://huggingface.co/';
+  env.remotePathTemplate = '{model}/resolve/{revision}/';
+  return source.id;
+}
+
+/** transformers.js / fetch failures → a message naming the source and the file or the reason. */
+function explainLoadError(e: unknown, source: HfSource, dtype: HfDtype): HfModelError {
+  if (e instanceof HfModelError) return e;
+  const err = e as Error & { cause?: { code?: string } };
+  const msg = err?.message ?? String(e);
+  const where = sourceLabel(source);
+  const file = /(onnx\/[\w.-]+\.onnx|[\w.-]+\.json)/.exec(msg)?.[1];
+  if (e instanceof ModelFileNotFoundError || /could not locate file|file was not found|404/i.test(msg)) {
+    return new HfModelError('MISSING_FILE', `${where}: missing ${file ?? `a model file (${onnxFileFor(dtype)}?)`} (${msg})`, file);
+  }
+  if (/fetch failed|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ENETUNREACH|network|Failed to fetch/i.test(`${msg} ${err?.cause?.code ?? ''}`)) {
+    return new HfModelError('OFFLINE', `cannot download ${where}${file ? ` (${file})` : ''}: ${msg}${err?.cause?.code ? ` [${err.cause.code}]` : ''}. This machine cannot reach the host: download the folder where you can and pass its path`, file);
+  }
+  if (/out of memory|bad_alloc|allocation failed|RangeError: Array buffer allocation/i.test(msg)) {
+    return new HfModelError('OUT_OF_MEMORY', `${where}: not enough memory to load ${onnxFileFor(dtype)} (${msg}); try a smaller dtype (q4) or model`, onnxFileFor(dtype));
+  }
+  if (/Unsupported model type|Unknown model class|not supported/i.test(msg)) {
+    return new HfModelError('BAD_LAYOUT', `${where}: transformers.js cannot load this architecture (${msg})`, 'config.json');
+  }
+  return new HfModelError('BAD_LAYOUT', `${where}: ${msg}`, file);
+}
+
+const idList = (x: unknown): number[] => (Array.isArray(x) ? x.filter((v): v is number => typeof v === 'number') : typeof x === 'number' ? [x] : []);
+
+export async function loadHfModel(ref: string | HfSource, opts: HfLoadOptions = {}): Promise<HfModel> {
+  const dtype = opts.dtype ?? 'fp32';
+  const device = opts.device ?? 'cpu';
+  const local = opts.local;
+  const source = typeof ref === 'string' ? parseHfSource(ref, (p) => !!local?.exists(p)) : ref;
+  const where = sourceLabel(source);
+  checkDtypeSupport(dtype, device, opts.features);
+
+  let config: Record<string, unknown> | undefined;
+  let generationConfig: Record<string, unknown> = {};
+  if (source.kind === 'local') {
+    if (!local) throw new HfModelError('BAD_SOURCE', `${where}: local folders need file access (Node), not available here`);
+    checkLayout((rel) => local.exists(joinPath(source.path, rel)), dtype, where);
+    config = parseConfigJson(new TextDecoder().decode(local.read(joinPath(source.path, 'config.json'))), where);
+    if (local.exists(joinPath(source.path, 'generation_config.json'))) {
+      try { generationConfig = JSON.parse(new TextDecoder().decode(local.read(joinPath(source.path, 'generation_config.json')))) as Record<string, unknown>; } catch { /* optional file */ }
+    }
+  }
+  if (opts.backend === 'engine' && (source.kind !== 'local' || !opts.runtime)) {
+    throw new HfModelError('BAD_SOURCE', `${where}: the engine backend runs local folders on a given Runtime`);
+  }
+
+  const id = configureEnv(source);
+  const progress = opts.progress
+    ? (p: Record<string, unknown>) => opts.progress!({ file: String(p.file ?? p.name ?? ''), status: String(p.status), loaded: p.loaded as number | undefined, total: p.total as number | undefined })
+    : undefined;
+  const revision = source.kind === 'hub' ? source.revision : undefined;
+  let tok: Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>;
+  let lm: TransformersCausalLM | null = null;
+  try {
+    tok = await AutoTokenizer.from_pretrained(id, { revision, progress_callback: progress });
+    if (opts.backend !== 'engine') {
+      lm = await AutoModelForCausalLM.from_pretrained(id, { revision, dtype, device, progress_callback: progress }) as unknown as TransformersCausalLM;
+      config ??= (lm as unknown as { config: Record<string, unknown> }).config;
+      const gc = (lm as unknown as { generation_config?: Record<string, unknown> | null }).generation_config;
+      if (gc) generationConfig = { ...generationConfig, ...gc };
+    }
+  } catch (e) {
+    throw explainLoadError(e, source, dtype);
+  }
+  if (!config) throw new HfModelError('BAD_LAYOUT', `${where}: no config.json`, 'config.json');
+  const tokenizerConfig = ((tok as unknown as { config?: Record<string, unknown> }).config ?? {});
+  const geo = kvGeometry(config);
+  const file = onnxFileFor(dtype);
+
+  const kv = opts.backend === 'engine'
+    ? await ortHfKVModel(opts.runtime!, local!.read(joinPath((source as { path: string }).path, file)), geo, `${where}/${file}`)
+    : transformersKVModel(lm!, geo, `${where}/${file}`);
+
+  const tokenizer: HfTokenizer = {
+    encode: (text) => Array.from(tok.encode(text, { add_special_tokens: false }) as ArrayLike<number>, Number),
+    decode: (ids) => tok.decode(ids, { skip_special_tokens: false }),
+  };
+  const eos = [...new Set([...idList(generationConfig.eos_token_id), ...idList(config.eos_token_id)])];
+  if (eos.length === 0) throw new HfModelError('BAD_LAYOUT', `${where}: config.json names no eos_token_id`, 'config.json');
+  const pad = idList(generationConfig.pad_token_id)[0] ?? idList(config.pad_token_id)[0] ?? eos[0];
+  // The sampler only calls encode/decode on its tokenizer.
+  const sampler = new Sampler(kv, tokenizer as unknown as BPETokenizer, {
+    name: opts.name ?? `hf:${where}${dtype === 'fp32' ? '' : `:${dtype}`}${opts.backend === 'engine' ? ':engine' : ''}`,
+    maxContext: geo.maxContext,
+    eosTokenIds: eos,
+    padTokenId: pad,
+  });
+  const generator = Object.assign(sampler, {
+    async release() {
+      if ('release' in kv) await (kv as { release(): Promise<void> }).release();
+      if (lm) await lm.dispose();
+    },
+  });
+  return { generator, tokenizer, source, dtype, config, tokenizerConfig };
+}
