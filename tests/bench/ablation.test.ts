@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { BASE, PAPER_CHAIN, summarize, summaryMarkdown, SUMMARY_FORMAT, type RunResult } from '../../src/cli/ablation';
+import type { EvalReport, TaskScore } from '../../src/bench/evaluation';
+import { Rng } from '../../src/engine/rng';
+
+const T = 40;
+const seeds = [1, 2, 3, 4, 5];
+
+/** Per-task success of a variant: a shared task difficulty plus the variant's effect, seed noise small. */
+function run(variant: string, seed: number, effect: number): RunResult {
+  const rng = new Rng(seed * 1000 + variant.length);
+  const perTask: TaskScore[] = Array.from({ length: T }, (_, t) => {
+    const p = Math.min(1, Math.max(0, ((t * 37) % 10) / 10 * 0.5 + effect + (rng.uniform() - 0.5) * 0.05));
+    return { task: `files-${t}`, samples: 4, success: p, outcome: p, checklist: p, passAtK: p > 0 ? 1 : 0, fidelityF1: null, terminations: [] };
+  });
+  return { variant, seed, steps: variant === BASE ? 0 : 10, secondsPerStep: variant === BASE ? null : 3, report: { n_tasks: T } as EvalReport, perTask, curve: [{ step: 1, reward: 0.1 }], evals: [] };
+}
+
+const protocol = { world: 'files', split: 'test' as const, n_tasks: T, k: 4, temperature: 0.6, top_p: 0.95, seeds, steps: 10, model: 'm', config: {}, resamples: 500 };
+
+describe('ablation summary', () => {
+  it('reproduces a clear ordering, flags a reversed one, and keeps the documented format', () => {
+    const [a, b, c] = PAPER_CHAIN;
+    const runs = seeds.flatMap((s) => [run(BASE, s, 0), run(a!, s, 0.3), run(b!, s, 0.2), run(c!, s, 0.1)]);
+    const sum = summarize(runs, protocol);
+    expect(sum.format).toBe(SUMMARY_FORMAT);
+    expect(sum.protocol).toMatchObject({ n_tasks: T, k: 4, seeds, primary_metric: 'success', bootstrap: { resamples: 500, level: 0.95, over: 'seeds × tasks' } });
+    expect(sum.variants.map((v) => v.name)).toEqual([BASE, a, b, c]);
+    const links = sum.orderings.filter((o) => o.chain_link && o.metric === 'success');
+    expect(links.map((o) => `${o.a}>${o.b}`)).toEqual([`${a}>${b}`, `${b}>${c}`, `${c}>${BASE}`]);
+    expect(links.every((o) => o.verdict === 'reproduced')).toBe(true);
+    expect(sum.chain).toMatchObject({ verdict: 'reproduced', missing: [] });
+    // 4 chain members → 6 implied pairs × 4 metrics.
+    expect(sum.orderings).toHaveLength(24);
+    const envace = sum.variants.find((v) => v.name === a)!;
+    expect(envace.vs_base!.success.mean).toBeGreaterThan(0.25);
+    expect(envace.vs_base!.success.ci95[0]).toBeGreaterThan(0.2);
+    expect(sum.variants[0]!.vs_base).toBeNull();
+    expect(sum.runs).toHaveLength(20);
+    expect(sum.runs[1]!.curve).toEqual([{ step: 1, reward: 0.1 }]);
+
+    const reversed = summarize(seeds.flatMap((s) => [run(BASE, s, 0.2), run(a!, s, 0), run(b!, s, 0), run(c!, s, 0.1)]), protocol);
+    const l = reversed.orderings.filter((o) => o.chain_link && o.metric === 'success');
+    expect(l.find((o) => o.a === c && o.b === BASE)!.verdict).toBe('not reproduced');
+    expect(l.find((o) => o.a === a && o.b === b)!.verdict).toBe('inconclusive');
+    expect(reversed.chain.verdict).toBe('not reproduced');
+    const md = summaryMarkdown(reversed);
+    expect(md).toMatch(/\| ordering \| metric \| A − B \| verdict at 95% \|/);
+    expect(md).toMatch(/not reproduced/);
+  });
+
+  it('leaves the chain inconclusive when a variant was not run, and drops incomplete variants', () => {
+    const [a] = PAPER_CHAIN;
+    const runs = seeds.flatMap((s) => [run(BASE, s, 0), run(a!, s, 0.3)]);
+    runs.push(run('grpo-real', 1, 0.1)); // one seed only: not summarised
+    const sum = summarize(runs, protocol);
+    expect(sum.variants.map((v) => v.name)).toEqual([BASE, a]);
+    expect(sum.chain.missing.length).toBe(2);
+    expect(sum.chain.verdict).toBe('inconclusive');
+    expect(sum.orderings.filter((o) => o.metric === 'success').map((o) => [o.a, o.b, o.chain_link])).toEqual([[a, BASE, false]]);
+  });
+});
