@@ -27,7 +27,10 @@ export interface EvalResult {
   success: number;
   /** Avg@k of the verified final state alone. */
   outcome: number;
-  /** Mean checklist episode score. */
+  /**
+   * Mean checklist episode reward, under the same error rule as training (rollout errorReward; by default
+   * the reference's: an error scores its turn 0 and keeps the turns already earned).
+   */
   checklist: number;
   /** Fraction of tasks where at least one of k samples succeeded (pass@k). */
   passAtK: number;
@@ -47,7 +50,7 @@ export function summarize(trajs: Trajectory[], k: number, mode: RolloutMode): Ev
     mode, tasks: byTask.size, k,
     success: trajs.reduce((s, t) => s + ok(t), 0) / n,
     outcome: trajs.reduce((s, t) => s + (t.verdict?.outcome?.passed ? 1 : 0), 0) / n,
-    checklist: trajs.reduce((s, t) => s + (t.verdict?.score ?? 0), 0) / n,
+    checklist: trajs.reduce((s, t) => s + (t.reward ?? t.verdict?.score ?? 0), 0) / n,
     passAtK: [...byTask.values()].filter((g) => g.some((t) => ok(t) === 1)).length / Math.max(1, byTask.size),
     fidelity: batchFidelity(trajs).overall,
     terminations,

@@ -35,6 +35,13 @@ export interface RolloutJudge {
 /** The rule-based checklist judge of src/envs/judges.ts (the default). */
 export const checklistJudge: RolloutJudge = { judgeTurn, judgeEpisode };
 
+/** See RolloutConfig.errorReward. */
+export type ErrorReward = 'keep-completed-turns' | 'zero-episode';
+export const ERROR_REWARDS: readonly ErrorReward[] = ['keep-completed-turns', 'zero-episode'];
+/** See RolloutConfig.judgeOn. */
+export type JudgeOn = 'transcript' | 'real';
+export const JUDGE_ON: readonly JudgeOn[] = ['transcript', 'real'];
+
 export interface SamplingConfig { maxNewTokens: number; temperature: number; topP: number; topK: number }
 
 export interface RolloutLimits {
@@ -56,11 +63,12 @@ export interface RolloutConfig {
   /** Default: checklistJudge. null: no checklist scoring (reward 0, outcome still verified). */
   judge?: RolloutJudge | null;
   /**
-   * Which tool results the judge reads: 'shown' (what the policy saw — imagined in the rehearsal modes, as
-   * in the reference, where the judge reads the transcript) or 'real' (the shadow environment's answer,
-   * when there is one; the Rehearse role then cannot talk a checklist item into passing).
+   * Which tool results the checklist judge reads: 'transcript' (default; what the policy saw, so imagined
+   * results in the rehearsal modes, as the reference's judge reads the rollout's own transcript) or 'real'
+   * (the shadow environment's answer, when there is one; the Rehearse role then cannot talk a checklist
+   * item into passing). 'shown' is the old name of 'transcript'. In mode 'real' both are the same.
    */
-  judgeOn?: 'shown' | 'real';
+  judgeOn?: JudgeOn | 'shown';
   format?: ChatFormat;
   simulatorFormat?: ChatFormat;
   act?: Partial<SamplingConfig>;
@@ -73,10 +81,12 @@ export interface RolloutConfig {
   /** Codes that count as EnvACE errors. Default: the Act, Rehearse and validation codes (not TOOL_EXECUTION_ERROR). */
   fatalCodes?: readonly ToolErrorCode[];
   /**
-   * Reward of an episode an error ended: 'zero' (the paper's description), or 'completed-turns' (what the
-   * reference code computes: the failing turn scores 0, turns already judged keep their score).
+   * Reward of an episode a fatal error ended. 'keep-completed-turns' (default; the reference code: the
+   * failing step's turn reward is 0 and the turn rewards already earned stay in the episode's sum —
+   * checklist envs.py, rollout_loop.py) or 'zero-episode' (the paper's wording, our old training rule: the
+   * whole episode scores 0). trajectory.reward follows it; trajectory.verdict is the judge's, unchanged.
    */
-  errorReward?: 'zero' | 'completed-turns';
+  errorReward?: ErrorReward;
   /** Shadow-execute imagined calls on a real environment for fidelity. Default true. */
   shadow?: boolean;
   /** Base seed; each trajectory's seed derives from (seed, task id, sample index). */
@@ -192,7 +202,7 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
   const baseSeed = cfg.seed ?? 0;
   const rehearser = cfg.mode === 'simulator' ? cfg.simulator! : cfg.policy;
   const judge = cfg.judge === undefined ? checklistJudge : cfg.judge;
-  const judgeReal = (cfg.judgeOn ?? 'shown') === 'real';
+  const judgeReal = cfg.judgeOn === 'real';
 
   const lives: Live[] = specs.map((spec, i) => {
     const task = spec.task;
@@ -232,7 +242,7 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
       v.terminatedEarly = v.terminatedEarly || early;
     } else v = aggregateVerdict(l.task, l.turnVerdicts, early, l.env ? safeVerify(l.task, l.env) : undefined);
     l.traj.verdict = v;
-    l.traj.reward = l.failed && (cfg.errorReward ?? 'zero') === 'zero' ? 0 : v.score;
+    l.traj.reward = l.failed && (cfg.errorReward ?? 'keep-completed-turns') === 'zero-episode' ? 0 : v.score;
     if (l.failed) l.traj.error = l.failed;
     // The recorded system message is exactly what Act's prompt started with.
     l.traj.messages = [{ role: 'system', content: actSystem(l.task.policy, l.tools, cfg.actPrompt ?? {}, format.nativeTools) }, ...l.conversation];

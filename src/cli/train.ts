@@ -1,15 +1,50 @@
-// npm run train -- --config configs/NAME.json [--seed 1] [--out runs/NAME] [--model models/envace-small]
-//                  [--world files] [--steps N] [--variant envace] [--resume]
-// Writes metrics.jsonl (one line per step), evals.jsonl, checkpoints/, and the trained model folder.
+// npm run train -- [--config configs/NAME.json] [--seed 1] [--steps N] [--variant envace] [--world files]
+//                  [--model models/envace-small] [--out runs/NAME] [--error-reward R] [--judge-on J] [--resume]
+// Flags override the config file. Writes metrics.jsonl (one line per step), evals.jsonl, checkpoints/, and
+// the trained model folder.
 
 import { mkdir, readFile, writeFile, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ERROR_REWARDS, JUDGE_ON } from '../agent/rollout';
 import { loadModelFolder, writeModelFolder } from '../engine/modelFolder';
 import { nodeRuntime } from '../engine/runtime-node';
+import { worldNames } from '../envs/worlds/index';
+import { VARIANT_NAMES } from '../rl/advantages';
 import { FileCheckpointStore } from '../rl/checkpoint-node';
 import { ConfigError, makeTrainer, type RunSpec } from '../rl/session';
 import type { EvalMetrics, GrpoTrainer } from '../rl/trainer';
-import { arg, flag, progress } from './util';
+import { cliArgs, defineCli, type CliValues } from './args';
+import { progress } from './util';
+
+export const TRAIN_CLI = defineCli({
+  name: 'train',
+  summary: 'Role-Wise GRPO training of a model folder on a built-in world (flags override the --config file).',
+  options: {
+    config: { type: 'string', help: 'JSON training config (TrainConfig fields, plus model and world)' },
+    model: { type: 'string', help: 'starting model folder (default: the config\'s, else models/envace-small)' },
+    world: { type: 'string', help: 'built-in world', choices: worldNames() },
+    variant: { type: 'string', help: 'training variant', choices: VARIANT_NAMES },
+    seed: { type: 'int', help: 'run seed', min: 0 },
+    steps: { type: 'int', help: 'training steps', min: 0 },
+    'error-reward': { type: 'string', help: 'reward of an episode a fatal error ended', choices: ERROR_REWARDS },
+    'judge-on': { type: 'string', help: 'what the checklist judge reads in imagined rollouts', choices: JUDGE_ON },
+    out: { type: 'string', help: 'output folder (default runs/<variant>-<seed>)' },
+    resume: { type: 'boolean', help: 'continue from the checkpoint in --out' },
+  },
+});
+
+/** The run spec the arguments describe: the config file's, then each flag given on top. */
+export function specFromArgs(base: RunSpec & { model?: string }, a: CliValues<typeof TRAIN_CLI.options>): RunSpec & { model?: string } {
+  const spec = { ...base };
+  if (a.seed !== undefined) spec.seed = a.seed;
+  if (a.steps !== undefined) spec.steps = a.steps;
+  if (a.variant !== undefined) spec.variant = a.variant as RunSpec['variant'];
+  if (a.world !== undefined) spec.world = a.world;
+  if (a.model !== undefined) spec.model = a.model;
+  if (a['error-reward'] !== undefined) spec.errorReward = a['error-reward'] as RunSpec['errorReward'];
+  if (a['judge-on'] !== undefined) spec.judgeOn = a['judge-on'] as RunSpec['judgeOn'];
+  return spec;
+}
 
 export interface RunOptions {
   spec: RunSpec & { model?: string }; out: string; resume?: boolean; quiet?: boolean; label?: string;
@@ -71,21 +106,18 @@ export async function runTraining(o: RunOptions): Promise<RunResult> {
 }
 
 async function main() {
-  const cfgPath = arg('config');
-  let spec: RunSpec & { model?: string } = {};
-  if (cfgPath) {
-    try { spec = JSON.parse(await readFile(cfgPath, 'utf8')); } catch (e) {
-      console.error(`cannot read config ${cfgPath}: ${(e as Error).message}`);
+  const a = cliArgs(TRAIN_CLI);
+  let base: RunSpec & { model?: string } = {};
+  if (a.config) {
+    try { base = JSON.parse(await readFile(a.config, 'utf8')); } catch (e) {
+      console.error(`cannot read config ${a.config}: ${(e as Error).message}`);
       process.exit(2);
     }
   }
-  for (const k of ['seed', 'steps'] as const) if (arg(k) !== undefined) spec[k] = Number(arg(k));
-  if (arg('variant')) spec.variant = arg('variant') as RunSpec['variant'];
-  if (arg('world')) spec.world = arg('world');
-  if (arg('model')) spec.model = arg('model');
-  const out = arg('out') ?? join('runs', `${spec.variant ?? 'envace'}-${spec.seed ?? 1}`);
+  const spec = specFromArgs(base, a);
+  const out = a.out ?? join('runs', `${spec.variant ?? 'envace'}-${spec.seed ?? 1}`);
   try {
-    const r = await runTraining({ spec, out, resume: flag('resume') });
+    const r = await runTraining({ spec, out, resume: a.resume });
     console.log(JSON.stringify({ out, before: r.before, after: r.after, secondsPerStep: Number(r.secondsPerStep.toFixed(2)) }, null, 2));
   } catch (e) {
     if (e instanceof ConfigError) { console.error(e.message); process.exit(2); }

@@ -7,7 +7,7 @@ import type { ModelFolder } from '../engine/modelFolder';
 import type { Runtime } from '../engine/runtime';
 import { getWorld } from '../envs/worlds/index';
 import type { CheckpointStore } from './checkpoint';
-import { GrpoTrainer, validateTrainConfig, type TrainConfig } from './trainer';
+import { GrpoTrainer, TRAIN_TASK_POOL, validateTrainConfig, type TrainConfig } from './trainer';
 
 export interface RunSpec extends Partial<TrainConfig> {
   /** Built-in world the tasks come from. */
@@ -28,7 +28,7 @@ export function makeTrainer(folder: ModelFolder, runtime: Runtime, spec: RunSpec
   try { world = getWorld(worldName); } catch (e) { throw new ConfigError([(e as Error).message]); }
   const cfg = v.config;
   // A fixed pool of training seeds; each step draws from it by hash so a resumed run draws the same tasks.
-  const pool = world.seeds({ split: 'train', difficulty, count: 4000 });
+  const pool = world.seeds({ split: 'train', difficulty, count: TRAIN_TASK_POOL });
   const evalTasks = world.tasks({ split: 'test', difficulty, count: cfg.evalTasks });
   return new GrpoTrainer(cfg, {
     runtime,

@@ -12,10 +12,10 @@ import { Model } from '../engine/trainer-core';
 import type { Task } from '../envs/types';
 import { evaluate, type EvalResult } from '../agent/evaluate';
 import { rolloutSettings, type PromptProfile } from '../agent/profile';
-import { checklistJudge, hashSeed, rolloutGroups, type RolloutJudge } from '../agent/rollout';
+import { checklistJudge, ERROR_REWARDS, hashSeed, JUDGE_ON, rolloutGroups, type ErrorReward, type JudgeOn, type RolloutJudge } from '../agent/rollout';
 import type { Role, Trajectory } from '../agent/types';
 import { batchFidelity } from '../agent/fidelity';
-import { computeAdvantages, roleStats, rowReward, VARIANTS, type AdvRow, type StdNorm, type VariantName } from './advantages';
+import { computeAdvantages, isBlankOutput, isVariantName, roleStats, rowReward, SINGLETON_RULES, VARIANTS, type AdvRow, type SingletonRule, type StdNorm, type VariantName } from './advantages';
 import { grpoUpdate } from './update';
 import { decodeCheckpoint, encodeCheckpoint, type CheckpointStore, type TensorSet } from './checkpoint';
 
@@ -29,6 +29,8 @@ export interface TrainConfig {
   /** Rollouts per task (actor_rollout_ref.rollout.n / TRL num_generations). */
   groupSize: number;
   stdNorm: StdNorm;                      // verl norm_adv_by_std_in_grpo (none | group | batch)
+  /** A GRPO group of one member: 'reward' (verl: mean 0, std 1, A = R) or 'zero' (our old rule). */
+  singletonGroups: SingletonRule;
   lossAggMode: AggMode;                  // verl loss_agg_mode
   clipRatioLow: number;
   clipRatioHigh: number;
@@ -41,9 +43,15 @@ export interface TrainConfig {
   temperature: number;
   topP: number;
   topK: number;
-  maxTurns: number;                      // assistant turns per episode
+  /** Act generations per episode (the reference's max_assistant_turns, 30); every built-in expert fits. */
+  maxTurns: number;
   reward: 'checklist' | 'outcome' | 'both';
+  /** Added to a row's reward when its decoded text is blank (≤ 0; the reference subtracts 0.1). */
   emptyPenalty: number;
+  /** Reward of an episode a fatal error ended (see RolloutConfig.errorReward); the same rule in evaluation. */
+  errorReward: ErrorReward;
+  /** What the checklist judge reads in imagined rollouts: 'transcript' (reference) or 'real' (shadow results). */
+  judgeOn: JudgeOn;
   /** Rows per training-graph call (static shapes: short micro-batches are padded). */
   microBatch: number;
   evalEvery: number;
@@ -52,11 +60,15 @@ export interface TrainConfig {
   checkpointEvery: number;
 }
 
+/** Training tasks are drawn from the first this-many seeds of a world's train split (src/rl/session.ts). */
+export const TRAIN_TASK_POOL = 4000;
+
 export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   variant: 'envace', seed: 1, steps: 20, tasksPerStep: 4, groupSize: 4,
-  stdNorm: 'none', lossAggMode: 'seq-mean-token-mean', clipRatioLow: 0.2, clipRatioHigh: 0.2, clipRatioC: 3,
+  stdNorm: 'none', singletonGroups: 'reward', lossAggMode: 'seq-mean-token-mean', clipRatioLow: 0.2, clipRatioHigh: 0.2, clipRatioC: 3,
   klType: 'none', klCoef: 1e-4, lr: 1e-4, weightDecay: 0.01, gradClip: 1,
-  temperature: 1, topP: 1, topK: 0, maxTurns: 8, reward: 'checklist', emptyPenalty: -0.1,
+  temperature: 1, topP: 1, topK: 0, maxTurns: 30, reward: 'checklist', emptyPenalty: -0.1,
+  errorReward: 'keep-completed-turns', judgeOn: 'transcript',
   microBatch: 8, evalEvery: 5, evalTasks: 16, evalK: 1, checkpointEvery: 5,
 };
 
@@ -66,7 +78,7 @@ export function validateTrainConfig(c: Partial<TrainConfig>): { ok: true; config
   const errors: string[] = [];
   const known = new Set(Object.keys(DEFAULT_TRAIN_CONFIG));
   for (const k of Object.keys(c)) if (!known.has(k)) errors.push(`unknown option '${k}'`);
-  if (!(cfg.variant in VARIANTS)) errors.push(`variant must be one of ${Object.keys(VARIANTS).join(', ')}`);
+  if (!isVariantName(cfg.variant)) errors.push(`variant must be one of ${Object.keys(VARIANTS).join(', ')} (got ${JSON.stringify(cfg.variant)})`);
   for (const k of ['steps', 'tasksPerStep', 'groupSize', 'microBatch', 'maxTurns', 'evalTasks', 'evalK'] as const) {
     if (!Number.isInteger(cfg[k]) || cfg[k] < (k === 'steps' ? 0 : 1)) errors.push(`${k} must be a positive integer (got ${JSON.stringify(cfg[k])})`);
   }
@@ -75,6 +87,10 @@ export function validateTrainConfig(c: Partial<TrainConfig>): { ok: true; config
   }
   if (cfg.clipRatioC <= 1) errors.push('clipRatioC must be > 1 (dual-clip)');
   if (!['none', 'group', 'batch'].includes(cfg.stdNorm)) errors.push('stdNorm must be none | group | batch');
+  if (!SINGLETON_RULES.includes(cfg.singletonGroups)) errors.push(`singletonGroups must be ${SINGLETON_RULES.join(' | ')}`);
+  if (typeof cfg.emptyPenalty !== 'number' || !Number.isFinite(cfg.emptyPenalty) || cfg.emptyPenalty > 0) errors.push(`emptyPenalty must be a finite number ≤ 0 (it is added to a blank row's reward; got ${JSON.stringify(cfg.emptyPenalty)})`);
+  if (!ERROR_REWARDS.includes(cfg.errorReward)) errors.push(`errorReward must be ${ERROR_REWARDS.join(' | ')} (got ${JSON.stringify(cfg.errorReward)})`);
+  if (!JUDGE_ON.includes(cfg.judgeOn)) errors.push(`judgeOn must be ${JUDGE_ON.join(' | ')} (got ${JSON.stringify(cfg.judgeOn)})`);
   if (!['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'].includes(cfg.lossAggMode)) errors.push('lossAggMode is not a verl mode');
   if (!['none', 'k1', 'k2', 'k3'].includes(cfg.klType)) errors.push('klType must be none | k1 | k2 | k3');
   if (!['checklist', 'outcome', 'both'].includes(cfg.reward)) errors.push('reward must be checklist | outcome | both');
@@ -109,6 +125,8 @@ export interface TrainerDeps {
   store?: CheckpointStore;
   runId: string;
   log?: (s: string) => void;
+  /** The checklist judge of training rollouts (default: the rule-based one; the reference uses an LLM judge). */
+  judge?: RolloutJudge;
 }
 
 interface Policy { role: Role | 'both'; model: Model }
@@ -162,6 +180,8 @@ export class GrpoTrainer {
   }
 
   private trajectoryReward(t: Trajectory): number {
+    // t.reward already follows cfg.errorReward; 'zero-episode' zeroes the outcome part too.
+    if (t.error && this.cfg.errorReward === 'zero-episode') return 0;
     const checklist = t.reward ?? t.verdict?.score ?? 0;
     const outcome = t.verdict?.outcome?.passed ? 1 : 0;
     return this.cfg.reward === 'checklist' ? checklist : this.cfg.reward === 'outcome' ? outcome : 0.5 * (checklist + outcome);
@@ -174,10 +194,11 @@ export class GrpoTrainer {
     const tasks = this.deps.trainTasks({ step: this.step, count: c.tasksPerStep, seed: c.seed });
     const gens = await this.generators();
     let judgeMs = 0;
+    const judge = this.deps.judge ?? checklistJudge;
     const timed: RolloutJudge = {
-      judgeTurn: (...a) => { const s = now(); const r = checklistJudge.judgeTurn(...a); judgeMs += now() - s; return r; },
-      judgeEpisode: (...a) => { const s = now(); const r = checklistJudge.judgeEpisode!(...a); judgeMs += now() - s; return r; },
+      judgeTurn: (...a) => { const s = now(); const r = judge.judgeTurn(...a); judgeMs += now() - s; return r; },
     };
+    if (judge.judgeEpisode) timed.judgeEpisode = (...a) => { const s = now(); const r = judge.judgeEpisode!(...a); judgeMs += now() - s; return r; };
     const settings = rolloutSettings(this.deps.profile);
     const trajs = await rolloutGroups(tasks, c.groupSize, {
       ...settings, mode: gens.mode, policy: gens.policy, simulator: gens.simulator, judge: timed,
@@ -185,6 +206,7 @@ export class GrpoTrainer {
       act: { ...settings.act, temperature: c.temperature, topP: c.topP, topK: c.topK },
       rehearse: { ...settings.rehearse, temperature: c.temperature, topP: c.topP, topK: c.topK },
       limits: { ...settings.limits, maxAssistantTurns: c.maxTurns },
+      errorReward: c.errorReward, judgeOn: c.judgeOn,
     });
     await gens.release();
     const t1 = now();
@@ -193,16 +215,16 @@ export class GrpoTrainer {
     const trainRoles = new Set(this.variant.trainRoles);
     const rows: { traj: Trajectory; row: Trajectory['rows'][number] }[] = [];
     const adv: AdvRow[] = [];
-    for (const t of trajs) {
+    for (const [ti, t] of trajs.entries()) {
       const R = this.trajectoryReward(t);
       for (const row of t.rows) {
         if (!trainRoles.has(row.role)) continue;
         if (row.frozen && this.variant.models !== 'per-role') continue;
         rows.push({ traj: t, row });
-        adv.push({ groupId: t.groupId, role: row.role, reward: rowReward(R, row.outputIds.length === 0, c.emptyPenalty) });
+        adv.push({ groupId: t.groupId, trajectoryId: String(ti), role: row.role, reward: rowReward(R, isBlankOutput(row.text), c.emptyPenalty) });
       }
     }
-    const { advantages } = computeAdvantages(adv, { grouping: this.variant.grouping, stdNorm: c.stdNorm });
+    const { advantages } = computeAdvantages(adv, { grouping: this.variant.grouping, stdNorm: c.stdNorm, singleton: c.singletonGroups });
     const stats = roleStats(adv, advantages);
 
     // Update each model on its rows.
@@ -313,6 +335,8 @@ export class GrpoTrainer {
   /** Current weights of the Act policy (the model a run exports). */
   actParams(): Params { return this.policyFor('act').params; }
   rehearseParams(): Params { return this.policyFor('rehearse').params; }
+  /** The starting weights, never trained: the frozen simulator of 'grpo-simulator' and the KL reference. */
+  frozenParams(): Params { return this.frozen; }
 }
 
 function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }

@@ -127,15 +127,21 @@ describe('errors and termination', () => {
     expect(t2).toMatchObject({ terminatedBy: 'parse_error', reward: 0, error: { code: 'NO_EXECUTION_RESULT_TAG_FOUND' } });
   });
 
-  it("errorReward 'completed-turns' keeps earlier turns' scores (reference code arithmetic)", async () => {
+  it("a fatal error keeps the turn rewards already earned by default (reference); 'zero-episode' zeroes all", async () => {
     let rehearsals = 0;
     const failSecond: Responder = (req, rng) => (++rehearsals === 2 ? '' : oracleRehearse([task])(req, rng));
     const mk = () => new FakeGenerator(byRole(expertAct([task]), failSecond));
-    const [t] = await rollout([{ task }], base({ policy: mk(), errorReward: 'completed-turns' }));
+    // Turn 1 of 2 was completed and fully passed (0.5 of the episode); the error in turn 2 scores that turn 0.
+    const [t] = await rollout([{ task }], base({ policy: mk() }));
     expect(t).toMatchObject({ terminatedBy: 'parse_error', reward: 0.5, error: { code: 'EMPTY_SIMULATOR_OUTPUT' } });
+    expect(t.verdict?.score).toBe(0.5);
     rehearsals = 0;
-    const [z] = await rollout([{ task }], base({ policy: mk() }));
+    const [k] = await rollout([{ task }], base({ policy: mk(), errorReward: 'keep-completed-turns' }));
+    expect(k.reward).toBe(0.5);
+    rehearsals = 0;
+    const [z] = await rollout([{ task }], base({ policy: mk(), errorReward: 'zero-episode' }));
     expect(z.reward).toBe(0);
+    expect(z.verdict?.score).toBe(0.5); // the judge's verdict is unchanged; only the reward follows the rule
   });
 
   it('an imagined result that disagrees with the real one scores partial fidelity', async () => {
@@ -179,12 +185,14 @@ describe('errors and termination', () => {
 });
 
 describe('judging', () => {
-  it("judgeOn 'real' reads the shadow environment's answers, 'shown' what the policy saw", async () => {
+  it("judgeOn 'real' reads the shadow environment's answers, 'transcript' (default) what the policy saw", async () => {
     const strict = { ...task, checklist: [[{ ...task.checklist[0][0], pass_condition: { kind: 'called' as const, tool: 'set', ok: true } }, task.checklist[0][1]], task.checklist[1]] };
     const denies: Responder = () => formatRehearse('x', { error: 'denied' }); // a domain error: not fatal
     const mk = () => new FakeGenerator(byRole(expertAct([strict]), denies));
     const [shown] = await rollout([{ task: strict }], base({ policy: mk() }));
     expect(shown.terminatedBy).toBe('required_item_failed');
+    const [transcript] = await rollout([{ task: strict }], base({ policy: mk(), judgeOn: 'transcript' }));
+    expect(transcript.terminatedBy).toBe('required_item_failed');
     const [real] = await rollout([{ task: strict }], base({ policy: mk(), judgeOn: 'real' }));
     expect(real.verdict?.turns[0].items[0].passed).toBe(true);
     expect(real.rows[1].fidelity?.errorAgree).toBe(false);
