@@ -84,7 +84,10 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
     expect({ loss: again.loss, reward: again.reward, rows: again.rows, gradNorm: again.gradNorm }).toEqual({ loss: m.loss, reward: m.reward, rows: m.rows, gradNorm: m.gradNorm });
   }
   expect(done.evals.map((e: EvalMetrics) => e.step)).toEqual([0, 2, 3]);
-  for (const id of ['reward-role', 'adv-mean', 'adv-abs', 'success', 'fidelity', 'kl', 'entropy', 'grad-norm', 'tokens-per-s', 'seconds-per-step']) {
+  // Recall and inference probe fidelity are their own curves; F1 axes are fixed to [0, 1].
+  expect(done.evals.every((e: EvalMetrics) => typeof e.recallF1 === 'number' && (e.recallProbes ?? 0) + (e.inferenceProbes ?? 0) > 0)).toBe(true);
+  for (const id of ['fidelity', 'fidelity-probes']) await expect(page.getByTestId(`chart-${id}`)).toHaveAttribute('data-domain', '0,1');
+  for (const id of ['reward-role', 'adv-mean', 'adv-abs', 'success', 'fidelity', 'fidelity-probes', 'kl', 'entropy', 'grad-norm', 'tokens-per-s', 'seconds-per-step']) {
     // A flat line has an empty bounding box (Playwright calls it hidden): check the drawn path instead.
     await expect(page.getByTestId(`chart-${id}`).locator('path.recharts-line-curve').first()).toHaveAttribute('d', /^M/);
   }

@@ -115,12 +115,15 @@ function rehearseRows(tr: { rows: { role: string; prompt?: string; call?: ToolCa
 export async function candidateProbes(tasks: Task[], o: Omit<ProbeBuildOptions, 'seed' | 'count'>): Promise<{ probes: Probe[]; unreachable: number }> {
   const base = o.rollout.rehearsePrompt ?? {};
   const sft = { maxContext: o.maxContext, countTokens: o.countTokens };
+  // Turn and generation caps decide how far a policy may go, not what a prompt looks like: every expert call
+  // is a probe. minNewTokens stays: it decides which rung of the context-fitting ladder a prompt needs.
+  const rolloutCfg = { ...o.rollout, limits: { ...o.rollout.limits, maxAssistantTurns: 1e9, maxUserTurns: 1e9, maxGenerations: 1e9 } };
   const probes: Probe[] = [];
   let unreachable = 0;
   for (const task of tasks) {
     const refCalls = referenceHints(task.reference);
-    const on = await sftExamples([task], { ...sft, rollout: o.rollout });
-    const off = await sftExamples([task], { ...sft, rollout: { ...o.rollout, rehearsePrompt: { ...base, hints: false } } });
+    const on = await sftExamples([task], { ...sft, rollout: rolloutCfg });
+    const off = await sftExamples([task], { ...sft, rollout: { ...rolloutCfg, rehearsePrompt: { ...base, hints: false } } });
     const rowsOn = rehearseRows(on.trajectories[0]);
     const rowsOff = rehearseRows(off.trajectories[0]);
     refCalls.forEach((ref, k) => {

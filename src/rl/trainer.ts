@@ -15,6 +15,7 @@ import { rolloutSettings, type PromptProfile } from '../agent/profile';
 import { checklistJudge, ERROR_REWARDS, hashSeed, JUDGE_ON, rolloutGroups, type ErrorReward, type JudgeOn, type RolloutJudge } from '../agent/rollout';
 import type { Role, Trajectory } from '../agent/types';
 import { batchFidelity } from '../agent/fidelity';
+import { buildProbes, scoreProbes, summarizeProbes, type Probe, type ProbeSummary } from '../agent/probes';
 import { computeAdvantages, isBlankOutput, isVariantName, roleStats, rowReward, SINGLETON_RULES, VARIANTS, type AdvRow, type SingletonRule, type StdNorm, type VariantName } from './advantages';
 import { grpoUpdate } from './update';
 import { decodeCheckpoint, encodeCheckpoint, type CheckpointStore, type TensorSet } from './checkpoint';
@@ -57,6 +58,8 @@ export interface TrainConfig {
   evalEvery: number;
   evalTasks: number;
   evalK: number;
+  /** Fidelity probes scored at each evaluation (recall vs inference, src/agent/probes.ts); 0 = none. */
+  evalProbes: number;
   checkpointEvery: number;
 }
 
@@ -69,7 +72,7 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   klType: 'none', klCoef: 1e-4, lr: 1e-4, weightDecay: 0.01, gradClip: 1,
   temperature: 1, topP: 1, topK: 0, maxTurns: 30, reward: 'checklist', emptyPenalty: -0.1,
   errorReward: 'keep-completed-turns', judgeOn: 'transcript',
-  microBatch: 8, evalEvery: 5, evalTasks: 16, evalK: 1, checkpointEvery: 5,
+  microBatch: 8, evalEvery: 5, evalTasks: 16, evalK: 1, evalProbes: 16, checkpointEvery: 5,
 };
 
 /** Structured config validation: every problem, not just the first. */
@@ -86,6 +89,7 @@ export function validateTrainConfig(c: Partial<TrainConfig>): { ok: true; config
     if (typeof cfg[k] !== 'number' || !Number.isFinite(cfg[k]) || cfg[k] < 0) errors.push(`${k} must be a finite number ≥ 0 (got ${JSON.stringify(cfg[k])})`);
   }
   if (cfg.clipRatioC <= 1) errors.push('clipRatioC must be > 1 (dual-clip)');
+  if (!Number.isInteger(cfg.evalProbes) || cfg.evalProbes < 0) errors.push(`evalProbes must be an integer ≥ 0 (got ${JSON.stringify(cfg.evalProbes)})`);
   if (!['none', 'group', 'batch'].includes(cfg.stdNorm)) errors.push('stdNorm must be none | group | batch');
   if (!SINGLETON_RULES.includes(cfg.singletonGroups)) errors.push(`singletonGroups must be ${SINGLETON_RULES.join(' | ')}`);
   if (typeof cfg.emptyPenalty !== 'number' || !Number.isFinite(cfg.emptyPenalty) || cfg.emptyPenalty > 0) errors.push(`emptyPenalty must be a finite number ≤ 0 (it is added to a blank row's reward; got ${JSON.stringify(cfg.emptyPenalty)})`);
@@ -111,7 +115,15 @@ export interface StepMetrics {
   skipped: boolean; note?: string;
 }
 
-export interface EvalMetrics { step: number; success: number; checklist: number; passAtK: number; fidelityF1: number; fidelityExact: number; errorAgree: number }
+export interface EvalMetrics {
+  step: number; success: number; checklist: number; passAtK: number; fidelityF1: number; fidelityExact: number; errorAgree: number;
+  /**
+   * Fidelity on the fixed probe subset (hints on, greedy), split by label: recall = a shown hint holds the real
+   * result, inference = none does. null when the label has no probe; absent in records from before probes.
+   */
+  recallF1?: number | null; recallExact?: number | null; inferenceF1?: number | null; inferenceExact?: number | null;
+  recallProbes?: number; inferenceProbes?: number;
+}
 
 export interface TrainerDeps {
   runtime: Runtime;
@@ -281,20 +293,44 @@ export class GrpoTrainer {
     const real = await evaluate(this.deps.evalTasks, policy, { mode: 'real', k, temperature, seed: this.cfg.seed, rollout: settings });
     // Fidelity of the Rehearse role this variant would use (the Rehearse model for per-role).
     let rehearse: EvalResult;
+    let probes: ProbeSummary | null;
     if (this.variant.models === 'per-role') {
       const reh = await this.sampler(this.policyFor('rehearse').params, 'eval-rehearse');
       rehearse = (await evaluate(this.deps.evalTasks, policy, { mode: 'simulator', simulator: reh, k: 1, seed: this.cfg.seed, rollout: settings })).result;
+      probes = await this.probeFidelity(reh);
       await reh.release();
     } else {
       rehearse = (await evaluate(this.deps.evalTasks, policy, { mode: 'rehearsal', k: 1, seed: this.cfg.seed, rollout: settings })).result;
+      probes = await this.probeFidelity(policy);
     }
     await policy.release();
+    const rate = (s: ProbeSummary['recall'] | undefined, k: 'meanF1' | 'exactRate') => (s && s.calls > 0 ? s[k] : null);
     const e: EvalMetrics = {
       step: this.step, success: real.result.success, checklist: real.result.checklist, passAtK: real.result.passAtK,
       fidelityF1: rehearse.fidelity.meanF1, fidelityExact: rehearse.fidelity.exactRate, errorAgree: rehearse.fidelity.errorAgreeRate,
+      ...(probes ? {
+        recallF1: rate(probes.recall, 'meanF1'), recallExact: rate(probes.recall, 'exactRate'), recallProbes: probes.recall.calls,
+        inferenceF1: rate(probes.inference, 'meanF1'), inferenceExact: rate(probes.inference, 'exactRate'), inferenceProbes: probes.inference.calls,
+      } : {}),
     };
     this.evals.push(e);
     return e;
+  }
+
+  private probes?: Probe[];
+
+  /**
+   * Recall and inference fidelity of a Rehearse generator on cfg.evalProbes probes of the held-out tasks.
+   * Selection seed 0 whatever the run's seed, so every run and variant is measured on the same probes.
+   */
+  private async probeFidelity(gen: TextGenerator): Promise<ProbeSummary | null> {
+    if (this.cfg.evalProbes <= 0) return null;
+    const settings = rolloutSettings(this.deps.profile);
+    this.probes ??= (await buildProbes(this.deps.evalTasks, {
+      rollout: settings, maxContext: gen.maxContext, countTokens: (t) => gen.countTokens(t), seed: 0, count: this.cfg.evalProbes,
+    })).probes;
+    const rs = await scoreProbes(gen, this.probes, { hints: true, maxNewTokens: settings.rehearse?.maxNewTokens ?? 256, seed: this.cfg.seed });
+    return summarizeProbes(rs);
   }
 
   // ---------- checkpoints ----------

@@ -167,3 +167,35 @@ describe('fidelity probe scoring', () => {
     expect(statsJson({ calls: 0, exactRate: 0, meanF1: 0, errorAgreeRate: 0 })).toEqual({ n: 0, exact: null, field_f1: null, error_agree: null });
   });
 });
+
+describe("the trainer's scheduled evaluation", () => {
+  it('records recall and inference fidelity from the probe subset, keeping the existing fields', async () => {
+    const [{ PROTOCOL_TOKENS }, { makeConfig, initParams }, { nodeRuntime }, { BPETokenizer, DEFAULT_SPECIAL_TOKENS, trainBPE }, { DEFAULT_TRAIN_CONFIG, GrpoTrainer }] = await Promise.all([
+      import('../../src/agent/chatTemplate'), import('../../src/engine/decoder'), import('../../src/engine/runtime-node'),
+      import('../../src/engine/tokenizer'), import('../../src/rl/trainer'),
+    ]);
+    const evalTasks = getWorld('files').tasks({ split: 'test', count: 3 });
+    const corpus = evalTasks.flatMap((t) => t.reference.map((m) => m.content)).join('\n');
+    const tokenizer = new BPETokenizer(trainBPE(corpus, { vocabSize: 300, specialTokens: DEFAULT_SPECIAL_TOKENS, addedTokens: PROTOCOL_TOKENS }));
+    const config = makeConfig('tiny', { vocab_size: tokenizer.vocabSize, max_position_embeddings: 1024, hidden_size: 32, intermediate_size: 64, num_hidden_layers: 1 });
+    const ids = { eos: tokenizer.json.added_tokens.find((t) => t.content === '<|end|>')!.id, pad: 0 };
+    const profile = { ...TINY_PROFILE, act: { maxNewTokens: 8 }, rehearse: { maxNewTokens: 8 }, limits: { maxAssistantTurns: 1, maxGenerations: 3, minNewTokens: 4 } };
+    const make = (evalProbes: number) => new GrpoTrainer({ ...DEFAULT_TRAIN_CONFIG, evalTasks: 3, evalProbes, checkpointEvery: 0 }, {
+      runtime: nodeRuntime(), config, params: initParams(config, 3), tokenizer, ids, profile,
+      trainTasks: () => evalTasks, evalTasks, runId: 'probe-test',
+    });
+    const e = await make(6).evaluate();
+    for (const k of ['success', 'checklist', 'passAtK', 'fidelityF1', 'fidelityExact', 'errorAgree'] as const) expect(Number.isFinite(e[k])).toBe(true);
+    expect((e.recallProbes ?? 0) + (e.inferenceProbes ?? 0)).toBe(6);
+    expect(e.recallProbes).toBeGreaterThan(0);
+    for (const k of ['recallF1', 'recallExact', 'inferenceF1', 'inferenceExact'] as const) {
+      // A label without probes has no score (null), never a made-up 0.
+      if ((k.startsWith('recall') ? e.recallProbes : e.inferenceProbes) === 0) { expect(e[k]).toBeNull(); continue; }
+      expect(e[k]).toBeGreaterThanOrEqual(0);
+      expect(e[k]).toBeLessThanOrEqual(1);
+    }
+    const off = await make(0).evaluate();
+    expect(off.recallF1).toBeUndefined();
+    expect(off.fidelityF1).toBe(e.fidelityF1);
+  }, 60_000);
+});

@@ -44,6 +44,7 @@ export function specFromSettings(s: Settings): RunSpec {
     klType: s['t.kltype'] as RunSpec['klType'], klCoef: s['t.kl'],
     lr: s['t.lr'], weightDecay: s['t.wd'], gradClip: s['t.gclip'], temperature: s['t.temp'], maxTurns: s['t.turns'],
     reward: s['t.reward'] as RunSpec['reward'], emptyPenalty: s['t.empty'], microBatch: s['t.mb'],
+    errorReward: s['t.errrew'] as RunSpec['errorReward'], judgeOn: s['t.judgeon'] as RunSpec['judgeOn'],
     evalEvery: s['t.eval'], evalTasks: s['t.evaltasks'], checkpointEvery: s['t.ckpt'],
   };
 }
@@ -80,6 +81,10 @@ const stepLine = (r: RunRecord, k: StepKey, suffix = '', dashed = false): ChartL
 const evalLine = (r: RunRecord, k: EvalKey, suffix = '', dashed = false): ChartLine => ({
   id: `${r.runId}:eval:${k}`, label: `${r.label}${suffix}`, color: r.color, dashed, points: r.evals.map((e) => ({ x: e.step, y: e[k] })),
 });
+// Probe fidelity fields are optional (runs recorded before probes existed) and null for a label without probes.
+const probeLine = (r: RunRecord, k: 'recallF1' | 'inferenceF1', suffix: string, dashed: boolean): ChartLine => ({
+  id: `${r.runId}:eval:${k}`, label: `${r.label}${suffix}`, color: r.color, dashed, points: r.evals.map((e) => ({ x: e.step, y: e[k] ?? null })),
+});
 const trainsRehearse = (r: RunRecord) => VARIANTS[r.request.spec.variant ?? 'envace'].trainRoles.includes('rehearse');
 
 // Eleven charts are the page's main-thread cost; log lines, checkpoint notices and status changes must
@@ -93,12 +98,13 @@ function ChartsInner(props: { runs: RunRecord[] }) {
   const runs = props.runs;
   const skipped = [...new Set(runs.flatMap((r) => r.history.filter((m) => m.skipped).map((m) => m.step)))];
   const perRole = (a: StepKey, b: StepKey) => runs.flatMap((r) => [stepLine(r, a, ' act'), ...(trainsRehearse(r) ? [stepLine(r, b, ' rehearse', true)] : [])]);
-  const charts: { id: string; title: string; note?: string; lines: ChartLine[] }[] = [
+  const charts: { id: string; title: string; note?: string; lines: ChartLine[]; domain?: [number, number] }[] = [
     { id: 'reward-role', title: 'reward per role', note: 'solid Act · dashed Rehearse', lines: perRole('rewardAct', 'rewardRehearse') },
     { id: 'adv-mean', title: 'advantage mean per role', note: '≈0 with a role-wise baseline', lines: perRole('advActMean', 'advRehearseMean') },
     { id: 'adv-abs', title: 'advantage |A| per role', lines: perRole('advActAbs', 'advRehearseAbs') },
     { id: 'success', title: 'held-out real-env success', note: 'dashed: checklist score', lines: runs.flatMap((r) => [evalLine(r, 'success'), evalLine(r, 'checklist', ' checklist', true)]) },
-    { id: 'fidelity', title: 'rehearsal fidelity F1', note: 'solid eval · dashed train rollouts', lines: runs.flatMap((r) => [evalLine(r, 'fidelityF1', ' eval'), stepLine(r, 'fidelityF1', ' train', true)]) },
+    { id: 'fidelity', title: 'rehearsal fidelity F1', note: 'solid eval · dashed train rollouts', lines: runs.flatMap((r) => [evalLine(r, 'fidelityF1', ' eval'), stepLine(r, 'fidelityF1', ' train', true)]), domain: [0, 1] },
+    { id: 'fidelity-probes', title: 'probe fidelity F1: recall vs inference', note: 'solid recall (a hint holds the answer) · dashed inference (none does)', lines: runs.flatMap((r) => [probeLine(r, 'recallF1', ' recall', false), probeLine(r, 'inferenceF1', ' inference', true)]), domain: [0, 1] },
     { id: 'kl', title: 'KL', note: 'solid ppo_kl · dashed kl_loss', lines: runs.flatMap((r) => [stepLine(r, 'ppoKl'), stepLine(r, 'klLoss', ' kl_loss', true)]) },
     { id: 'entropy', title: 'entropy', lines: runs.map((r) => stepLine(r, 'entropy')) },
     { id: 'grad-norm', title: 'grad norm (pre-clip)', lines: runs.map((r) => stepLine(r, 'gradNorm')) },
@@ -108,7 +114,7 @@ function ChartsInner(props: { runs: RunRecord[] }) {
   ];
   return (
     <div className="chart-grid">
-      {charts.map((c) => <RunsChart key={c.id} testId={c.id} title={c.title} note={c.note} lines={c.lines} markers={skipped} />)}
+      {charts.map((c) => <RunsChart key={c.id} testId={c.id} title={c.title} note={c.note} lines={c.lines} markers={skipped} domain={c.domain} />)}
     </div>
   );
 }
@@ -211,6 +217,8 @@ export function TrainPage() {
           <Field k="t.kl" label="kl_loss_coef" step={1e-4} />
           <Field k="t.reward" label="reward" />
           <Field k="t.empty" label="empty-output penalty" step={0.05} />
+          <Field k="t.errrew" label="reward after a fatal error" title="keep-completed-turns: the failing turn scores 0, earlier turns keep their reward (reference); zero-episode: the whole episode scores 0" />
+          <Field k="t.judgeon" label="judge reads" title="transcript: the rollout's own (imagined) tool results, as the reference; real: the real environment's results (shadow execution)" />
         </div>
         <div className="subhead">optimizer and schedule</div>
         <div className="fields">

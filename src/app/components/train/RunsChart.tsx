@@ -9,7 +9,24 @@ export interface ChartLine { id: string; label: string; color: string; dashed?: 
 
 const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
 
-export function RunsChart(props: { title: string; lines: ChartLine[]; markers?: number[]; height?: number; testId: string; note?: string }) {
+/** One-line definition of each Train chart's metric (hover on the title). */
+export const CHART_DEFINITIONS: Record<string, string> = {
+  'reward-role': 'mean reward of the step\'s rows per role: the checklist score of the trajectory a row belongs to (0 when an error ended it)',
+  'adv-mean': 'mean GRPO advantage per role: reward minus the group baseline, per (task, role) with the role-wise baseline',
+  'adv-abs': 'mean |advantage| per role: how strongly the update pushes each role',
+  success: 'held-out test tasks in the real environment: success = state check passed and every checklist item passed',
+  fidelity: 'rehearsal fidelity: F1 over the fields of each imagined tool result vs the real one (0…1)',
+  'fidelity-probes': 'probe fidelity F1: recall probes (a hint holds the answer) vs inference probes (none does)',
+  kl: 'ppo_kl: mean log-ratio of new to old policy on the trained tokens; kl_loss: the KL penalty to the reference model',
+  entropy: 'mean token entropy of the policy on the trained rows (nats)',
+  'grad-norm': 'global L2 norm of the gradient before clipping',
+  loss: 'the clipped policy-gradient loss as aggregated by loss_agg_mode (plus the KL term when on)',
+  'tokens-per-s': 'generated tokens per second during the step\'s rollouts',
+  'seconds-per-step': 'wall-clock seconds per optimizer step (rollout + judge + update); dashed: the update alone',
+};
+
+/** `domain` fixes the y axis (e.g. [0, 1] for rates and F1, which can never leave it). */
+export function RunsChart(props: { title: string; lines: ChartLine[]; markers?: number[]; height?: number; testId: string; note?: string; domain?: [number, number] }) {
   const rows = new Map<number, Record<string, number | null>>();
   for (const l of props.lines) {
     for (const p of l.points) {
@@ -21,13 +38,13 @@ export function RunsChart(props: { title: string; lines: ChartLine[]; markers?: 
   }
   const data = [...rows.values()].sort((a, b) => (a.x as number) - (b.x as number));
   return (
-    <div className="chart" data-testid={`chart-${props.testId}`} data-points={data.length}>
-      <div className="chart-title">{props.title}{props.note ? <span className="muted"> · {props.note}</span> : null}</div>
+    <div className="chart" data-testid={`chart-${props.testId}`} data-points={data.length} data-domain={props.domain?.join(',')}>
+      <div className="chart-title" title={CHART_DEFINITIONS[props.testId]}>{props.title}{props.note ? <span className="muted"> · {props.note}</span> : null}</div>
       <ResponsiveContainer width="100%" height={props.height ?? 150}>
         <LineChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="#1f2733" />
           <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} {...axis} />
-          <YAxis {...axis} width={56} tickFormatter={tickLabel} />
+          <YAxis {...axis} width={56} tickFormatter={tickLabel} {...(props.domain ? { domain: props.domain, allowDataOverflow: true } : {})} />
           <Tooltip contentStyle={{ background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }} labelStyle={{ color: '#9aa6b8' }} labelFormatter={(x) => `step ${x}`} />
           {(props.markers ?? []).map((m) => <ReferenceLine key={m} x={m} stroke="#ff5370" strokeDasharray="2 2" />)}
           {props.lines.map((l) => (
