@@ -25,6 +25,9 @@ export const STD_NORMS = ['none', 'group', 'batch'] as const;
 export const LOSS_AGGS = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] as const;
 export const KL_TYPES = ['none', 'k1', 'k2', 'k3'] as const;
 export const REWARDS = ['checklist', 'outcome', 'both'] as const;
+/** src/agent/rollout.ts ERROR_REWARDS and JUDGE_ON (reference default first). */
+export const ERROR_REWARD_RULES = ['keep-completed-turns', 'zero-episode'] as const;
+export const JUDGE_ON_CHOICES = ['transcript', 'real'] as const;
 
 export const SCHEMA = {
   // Rollout: the defaults are the shipped demo trace's request (demo/request.ts), so Run recomputes it.
@@ -70,6 +73,8 @@ export const SCHEMA = {
   't.turns': int(2, 1, 64),
   't.reward': en(REWARDS, 'checklist'),
   't.empty': num(-0.1, -1, 0),
+  't.errrew': en(ERROR_REWARD_RULES, 'keep-completed-turns'),
+  't.judgeon': en(JUDGE_ON_CHOICES, 'transcript'),
   't.mb': int(8, 1, 64),
   't.max': int(16, 0, 4096),
   't.eval': int(5, 0, 100000),

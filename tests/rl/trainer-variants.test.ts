@@ -91,6 +91,18 @@ describe('one training step of every variant (weight decay 0, non-zero advantage
   });
 });
 
+describe('reward after a fatal error, in a training step', () => {
+  it("default keeps the episode's earned reward; 'zero-episode' zeroes error-ended episodes", async () => {
+    // The judge gives every episode 0.5, whatever happened; the tiny model often ends one with a parse error.
+    const keep = await trainer({ variant: 'envace' }, spreadJudge([0.5])).trainStep();
+    const zero = await trainer({ variant: 'envace', errorReward: 'zero-episode' }, spreadJudge([0.5])).trainStep();
+    expect(zero.rows).toBe(keep.rows); // same rollouts (same seed): only the reward rule differs
+    expect(keep.reward).toBeCloseTo(0.5, 9);
+    expect(zero.reward).toBeLessThan(0.5);
+    expect(zero.reward).toBeGreaterThanOrEqual(0);
+  });
+});
+
 describe('KL to the reference model', () => {
   for (const klType of ['k1', 'k2', 'k3'] as const) {
     it(`${klType}: zero while the policy equals the reference, non-zero once it has moved`, async () => {

@@ -7,6 +7,11 @@ import { BPETokenizer, DEFAULT_SPECIAL_TOKENS, trainBPE } from '../../src/engine
 import { getWorld } from '../../src/envs/worlds/index';
 import { MemoryCheckpointStore } from '../../src/rl/checkpoint';
 import { DEFAULT_TRAIN_CONFIG, GrpoTrainer, validateTrainConfig, type TrainConfig } from '../../src/rl/trainer';
+import { readdirSync, readFileSync } from 'node:fs';
+import { ERROR_REWARDS, JUDGE_ON } from '../../src/agent/rollout';
+import { CliArgsError, parseCliArgs } from '../../src/cli/args';
+import { specFromArgs, TRAIN_CLI } from '../../src/cli/train';
+import { ERROR_REWARD_RULES, JUDGE_ON_CHOICES, parseHash } from '../../src/app/urlState';
 
 const world = getWorld('files');
 const tasks = world.tasks({ split: 'train', count: 6 });
@@ -36,6 +41,49 @@ describe('GRPO trainer', () => {
       expect(v.errors.join('\n')).toMatch(/variant/);
       expect(v.errors.join('\n')).toMatch(/bogus/);
     }
+  });
+
+  it('reference rules are the defaults; the old ones are named options', () => {
+    expect(DEFAULT_TRAIN_CONFIG).toMatchObject({ errorReward: 'keep-completed-turns', judgeOn: 'transcript', singletonGroups: 'reward', emptyPenalty: -0.1, maxTurns: 30 });
+    const old = validateTrainConfig({ errorReward: 'zero-episode', judgeOn: 'real', singletonGroups: 'zero', variant: 'standard-grpo' });
+    expect(old.ok).toBe(true);
+    const bad = validateTrainConfig({ errorReward: 'zero' as never, judgeOn: 'shown' as never, singletonGroups: 'none' as never, emptyPenalty: 0.1, variant: 'toString' as never });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) for (const k of ['errorReward', 'judgeOn', 'singletonGroups', 'emptyPenalty', 'variant']) expect(bad.errors.join('\n')).toMatch(new RegExp(k));
+  });
+
+  it('every shipped config validates', () => {
+    const files = readdirSync('configs').filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const { model: _m, world: _w, difficulty: _d, ...rest } = JSON.parse(readFileSync(`configs/${f}`, 'utf8'));
+      const v = validateTrainConfig(rest);
+      expect({ f, errors: v.ok ? [] : v.errors }).toEqual({ f, errors: [] });
+      if (v.ok) expect(v.config.maxTurns).toBeGreaterThanOrEqual(DEFAULT_TRAIN_CONFIG.maxTurns);
+    }
+  });
+
+  it('npm run train: errorReward and judgeOn from flags override the config; bad values exit 2 listing each', () => {
+    const a = parseCliArgs(TRAIN_CLI, ['--error-reward', 'zero-episode', '--judge-on', 'real', '--variant', 'standard-grpo', '--seed', '3']);
+    if (a === 'help') throw new Error('unexpected help');
+    expect(specFromArgs({ errorReward: 'keep-completed-turns', steps: 7 }, a)).toEqual({ errorReward: 'zero-episode', judgeOn: 'real', variant: 'standard-grpo', seed: 3, steps: 7 });
+    try { parseCliArgs(TRAIN_CLI, ['--error-reward', 'zero', '--judge-on', 'shown', '--variant', 'nope', '--stpes', '2']); throw new Error('accepted'); } catch (e) {
+      expect(e).toBeInstanceOf(CliArgsError);
+      expect((e as CliArgsError).problems.join('\n')).toMatch(/stpes/);
+    }
+    for (const argv of [['--error-reward', 'zero'], ['--judge-on', 'shown'], ['--variant', 'nope']]) {
+      expect(() => parseCliArgs(TRAIN_CLI, argv)).toThrow(CliArgsError);
+    }
+  });
+
+  it('the Train page offers the same two options, reference first', () => {
+    expect([...ERROR_REWARD_RULES]).toEqual([...ERROR_REWARDS]);
+    expect([...JUDGE_ON_CHOICES]).toEqual([...JUDGE_ON]);
+    const st = parseHash('#/train?t.errrew=zero-episode&t.judgeon=real');
+    expect(st.ignored).toEqual([]);
+    expect([st.settings['t.errrew'], st.settings['t.judgeon']]).toEqual(['zero-episode', 'real']);
+    expect(parseHash('#/train').settings['t.errrew']).toBe(DEFAULT_TRAIN_CONFIG.errorReward);
+    expect(parseHash('#/train').settings['t.judgeon']).toBe(DEFAULT_TRAIN_CONFIG.judgeOn);
   });
 
   it('same seed gives the same step metrics; the update changes the weights', async () => {
