@@ -29,7 +29,7 @@ export interface Assessment {
   flags: string[];
   assessment: string;
   revision: string;
-  /** Calls the revision advises against (imagined errors, repeats). */
+  /** Calls the revision advises against (their imagined result was an error). */
   avoid: ToolCall[];
   /** The policy's raw critique (by 'policy'). */
   raw?: string;
@@ -59,6 +59,7 @@ export function ruleAssessment(t: Trajectory, userTurn: number): Assessment {
   const problems: string[] = [];
   const advice: string[] = [];
   const avoid: ToolCall[] = [];
+  const repeats: ToolCall[] = [];
   let score = 1;
   const seen = new Set<string>();
   let calls = 0;
@@ -69,7 +70,7 @@ export function ruleAssessment(t: Trajectory, userTurn: number): Assessment {
       const key = `${s.call.name} ${canonicalJson(s.call.arguments)}`;
       if (seen.has(key)) {
         flags.push(`repeated:${s.call.name}`); problems.push(`repeated ${short(s.call)}`); score -= 0.1;
-        avoid.push(s.call);
+        repeats.push(s.call);
       }
       seen.add(key);
       if (s.resultError) {
@@ -87,6 +88,7 @@ export function ruleAssessment(t: Trajectory, userTurn: number): Assessment {
   }
   // Every task of our worlds needs its tools; answering from nothing is a guess.
   if (calls === 0 && replied) { flags.push('no_calls'); problems.push('replied without using any tool'); score -= 0.25; advice.push('look things up with the tools first'); }
+  if (repeats.length) advice.unshift(`do not repeat ${dedupe(repeats).map(short).join(', ')}`);
   if (avoid.length) advice.unshift(`avoid ${dedupe(avoid).map(short).join(', ')}`);
   const assessment = problems.length === 0 ? `${calls} call(s), then a reply; no problem seen.` : `${calls} call(s); ${problems.join('; ')}.`;
   const revision = advice.length === 0 ? 'keep these calls.' : `${advice.join('; ')}.`;
@@ -121,8 +123,8 @@ export function selfEvalUser(request: string, steps: AttemptStep[], maxChars = 1
   return `Request: ${request}\n\nAttempt:\n${body || '(nothing)'}`;
 }
 
-export function selfEvalMessages(request: string, steps: AttemptStep[]): Message[] {
-  return [{ role: 'system', content: SELF_EVAL_SYSTEM }, { role: 'user', content: selfEvalUser(request, steps) }];
+export function selfEvalMessages(request: string, steps: AttemptStep[], maxChars?: number): Message[] {
+  return [{ role: 'system', content: SELF_EVAL_SYSTEM }, { role: 'user', content: selfEvalUser(request, steps, maxChars) }];
 }
 
 /** Reads the two lines; a critique that does not follow the format keeps its first line as the assessment. */
@@ -142,7 +144,14 @@ export async function policyAssessments(policy: TextGenerator, format: ChatForma
   sampling: { maxNewTokens: number; temperature: number }): Promise<Assessment[]> {
   if (inputs.length === 0) return [];
   const reqs: GenerateRequest[] = inputs.map((x) => {
-    const prompt = format.render(selfEvalMessages(x.request, attemptSteps(x.trajectory, x.userTurn)), { addGenerationPrompt: true });
+    const steps = attemptSteps(x.trajectory, x.userTurn);
+    // Small contexts: keep the tail of the attempt (where it went wrong) and leave room for the critique.
+    let maxChars = 1200;
+    let prompt = format.render(selfEvalMessages(x.request, steps, maxChars), { addGenerationPrompt: true });
+    while (maxChars > 50 && policy.countTokens(prompt) + Math.min(16, sampling.maxNewTokens) > policy.maxContext) {
+      maxChars = Math.floor(maxChars / 2);
+      prompt = format.render(selfEvalMessages(x.request, steps, maxChars), { addGenerationPrompt: true });
+    }
     const room = Math.max(1, Math.min(sampling.maxNewTokens, policy.maxContext - policy.countTokens(prompt)));
     return { prompt, maxNewTokens: room, temperature: sampling.temperature, topP: 1, topK: 0, stop: format.stop, seed: hashSeed('self-eval', x.seed) };
   });

@@ -20,11 +20,11 @@ export function rankAttempts<T extends AttemptSummary>(attempts: T[]): T[] {
   return [...attempts].sort((a, b) => b.assessment.score - a.assessment.score || calls(a) - calls(b) || a.index - b.index);
 }
 
-function planLine(best: AttemptSummary, calls: ToolCall[], withReply: boolean): string {
+function planLine(best: AttemptSummary, calls: ToolCall[], withReply: boolean, dropped: boolean): string {
   const reply = best.steps.find((s) => s.reply !== undefined)?.reply;
-  const parts = calls.map(callJson);
+  const parts = calls.length ? calls.map(callJson) : [dropped ? 'none (every rehearsed call is under Avoid)' : 'no tool call'];
   if (withReply && reply) parts.push(`then reply like: ${JSON.stringify(clip(reply, 80))}`);
-  return `${PLAN_PREFIX} ${parts.length ? parts.join(' ; ') : 'no tool call'}`;
+  return `${PLAN_PREFIX} ${parts.join(' ; ')}`;
 }
 
 function attemptLine(a: AttemptSummary): string {
@@ -46,8 +46,9 @@ export interface MemoryOptions {
 
 /**
  * The memory text, never longer than the budget ('' when nothing fits or there are no attempts).
- *   full:       header; the best attempt's calls (copyable JSON) and its imagined reply; calls to avoid;
- *               one line per attempt (calls, assessment, revision), best first, the worst dropped first.
+ *   full:       header; the plan: the best attempt's calls (copyable JSON) less repeats and those any
+ *               assessment advises against, and its imagined reply; the calls to avoid; one line per attempt (calls,
+ *               assessment, revision), best first, the worst dropped first.
  *   best-calls: the best attempt's calls alone (the simplest alternative).
  * Whatever does not fit is dropped whole, from the least useful end; the plan loses calls from its end.
  */
@@ -57,7 +58,11 @@ export function buildMemory(attempts: AttemptSummary[], opts: MemoryOptions): st
   const fits = (lines: string[]) => measure(lines.join('\n')) <= opts.budget;
   const ranked = rankAttempts(attempts);
   const best = ranked[0];
-  const bestCalls = best.steps.filter((s) => s.call).map((s) => s.call!);
+  const avoid = dedupeCalls(ranked.flatMap((a) => a.assessment.avoid));
+  const avoided = new Set(avoid.map(short));
+  const allCalls = best.steps.filter((s) => s.call).map((s) => s.call!);
+  // full: the plan is the best attempt revised by the assessments: no call listed under Avoid, no repeats.
+  const bestCalls = opts.kind === 'full' ? allCalls.filter((c, i) => !avoided.has(short(c)) && allCalls.findIndex((d) => short(d) === short(c)) === i) : allCalls;
   const head = opts.kind === 'full' ? [MEMORY_HEADER] : [];
   // The plan, shortened call by call from its end until it fits.
   let lines: string[] | null = null;
@@ -65,14 +70,13 @@ export function buildMemory(attempts: AttemptSummary[], opts: MemoryOptions): st
     const calls = bestCalls.slice(0, keep);
     const withReply = opts.kind === 'full' && keep === bestCalls.length;
     for (const reply of withReply ? [true, false] : [false]) {
-      let line = planLine(best, calls, reply);
+      let line = planLine(best, calls, reply, bestCalls.length < allCalls.length);
       if (keep < bestCalls.length) line += ' ; …';
       if (fits([...head, line])) { lines = [...head, line]; break; }
     }
   }
   if (!lines) return '';
   if (opts.kind === 'best-calls') return lines.join('\n');
-  const avoid = dedupeCalls(ranked.flatMap((a) => a.assessment.avoid));
   if (avoid.length) {
     for (let keep = avoid.length; keep > 0; keep--) {
       const line = `Avoid: ${avoid.slice(0, keep).map(short).join(' ; ')}`;

@@ -217,6 +217,11 @@ describe('memory', () => {
     expect(full[3]).toMatch(/^A2 \[rules 1\.0\] cd \{"folder":"docs"\}, wc \{"file_name":"a.txt"\}, reply\. assessment 1 Revise: revision 1$/);
     expect(full[4]).toMatch(/^A1 \[rules 0\.8\] cd \{"folder":"docs\/a"\} \(error\)/);
     expect(buildMemory(attempts, { kind: 'best-calls', budget: 5000 })).toBe(`${PLAN_PREFIX} {"name":"cd","arguments":{"folder":"docs"}} ; {"name":"wc","arguments":{"file_name":"a.txt"}}`);
+    // The full plan is revised by the assessments: a call under Avoid never appears in it (best-calls keeps it).
+    const flawed = [mk(0, 0.9, [bad, wc], bad)];
+    expect(buildMemory(flawed, { kind: 'full', budget: 5000 }).split('\n')[1]).toBe(`${PLAN_PREFIX} {"name":"wc","arguments":{"file_name":"a.txt"}} ; then reply like: "It has 4 lines."`);
+    expect(buildMemory(flawed, { kind: 'best-calls', budget: 5000 })).toContain('"folder":"docs/a"');
+    expect(buildMemory([mk(0, 0.5, [bad], bad)], { kind: 'full', budget: 5000 }).split('\n')[1]).toBe(`${PLAN_PREFIX} none (every rehearsed call is under Avoid) ; then reply like: "It has 4 lines."`);
     // A tight budget keeps the plan's head and drops attempt lines first.
     const tight = buildMemory(attempts, { kind: 'full', budget: 150 });
     expect(tight.startsWith(`${MEMORY_HEADER}\n${PLAN_PREFIX} {"name":"cd"`)).toBe(true);
