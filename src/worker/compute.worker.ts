@@ -7,8 +7,9 @@ import { initRuntime, type WebRuntime } from './runtime-web';
 import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from './smoke';
 import * as engine from './engine-bridge';
 import * as train from './train-service';
+import * as ttsService from './tts-service';
 import { f32 } from '../engine/runtime';
-import type { BackendInfo, BenchRequest, Capabilities, InitOptions, ProgressListener, RolloutRequest, RolloutStepRequest, SmokeResult, TrainRequest } from './protocol';
+import type { BackendInfo, BenchRequest, Capabilities, InitOptions, ProgressListener, RehearseFirstRequest, RolloutRequest, RolloutStepRequest, SmokeResult, TrainRequest } from './protocol';
 
 let runtime: WebRuntime | null = null;
 
@@ -58,6 +59,8 @@ const api = {
   /** Stops a running rollout/step after its current round; it rejects with "cancelled: …". */
   rolloutCancel: () => engine.cancelRollouts(),
   taskInfo: (world: string, id?: string) => engine.taskInfo(world, id),
+  /** The rollout with private rehearsal (src/tts/) before every user turn; Cancel does not reach it yet. */
+  rehearseFirst: (req: RehearseFirstRequest, onProgress?: ProgressListener) => ttsService.rehearseFirst(need(), req, onProgress),
 
   // ---- rl (training) -------------------------------------------------------------------------------
   // Events (steps, evals, checkpoints, backend switches, status) arrive through `onEvent`, a

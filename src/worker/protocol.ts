@@ -4,6 +4,7 @@
 import type { RunSpec } from '../rl/session';
 import type { EvalMetrics, StepMetrics } from '../rl/trainer';
 import type { Trajectory } from '../agent/types';
+import type { TurnRehearsal } from '../tts/rehearse';
 import type { Verdict } from '../envs/types';
 
 export type { EvalMetrics, RunSpec, StepMetrics };
@@ -273,3 +274,22 @@ export interface BenchResult {
   rows: BenchTaskRow[];
   ms: number;
 }
+
+// ---- rehearse first (Rollout page; src/worker/tts-service.ts over src/tts/) -------------------------------
+
+/** The page's rollout, committed in the real environment, each user turn privately rehearsed n times first. */
+export interface RehearseFirstRequest extends Omit<RolloutRequest, 'mode'> {
+  n: number;
+  strategy: 'parallel' | 'sequential';
+  memory: 'full' | 'best-calls';
+}
+export interface RehearseFirstRun {
+  /** The committed execution (mode real). */
+  trajectory: ShownTrajectory;
+  /** Per user turn: the imagined attempts with their self-evaluations, and the memory the turn was shown. */
+  rehearsals: TurnRehearsal[];
+  /** Calls the real environment received, and whether they are exactly the committed trajectory's. */
+  realCalls: number;
+  realMatchesCommitted: boolean;
+}
+export interface RehearseFirstResult { runs: RehearseFirstRun[]; ms: number }
