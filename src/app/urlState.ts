@@ -47,10 +47,6 @@ export const SCHEMA = {
   'r.tts': int(0, 0, 8),
   'r.ttss': en(['parallel', 'sequential'], 'parallel'),
   'r.ttsm': en(['full', 'best-calls'], 'full'),
-  // Rehearse first (src/tts/): imagined attempts per user turn before the committed run (0 = off), how.
-  'r.tts': int(0, 0, 8),
-  'r.ttss': en(['parallel', 'sequential'], 'parallel'),
-  'r.ttsm': en(['full', 'best-calls'], 'full'),
   // 1 = run (or step to r.gen) as soon as the page opens, so a shared link shows the same view.
   'autorun': int(0, 0, 1),
   // Train
