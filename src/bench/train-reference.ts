@@ -8,6 +8,10 @@
 // weight depend on which bucket it fell into.
 
 import type { Params } from '../engine/decoder';
+import { Graph } from '../engine/graph';
+import * as O from '../engine/ops';
+import { Rng } from '../engine/rng';
+import type { Runtime } from '../engine/runtime';
 import { makeLmBatch, type GrpoBatch, type Model } from '../engine/trainer-core';
 import { usableRows, type UpdateRow, type UpdateSettings, type UpdateStats } from '../rl/update';
 
@@ -72,4 +76,24 @@ function maskedMean(x: Float32Array, mask: ArrayLike<number>): number {
   let s = 0, n = 0;
   for (let i = 0; i < x.length; i++) if (mask[i] > 0) { s += x[i]; n++; }
   return n ? s / n : 0;
+}
+
+/** Best-of-n GFLOP/s of one N×N×N MatMul (the MFU denominator, measured as bench:engine does). */
+export async function matmulPeakGflops(runtime?: Runtime, N = 1024, reps = 8): Promise<number> {
+  const rt = runtime ?? (await import('../engine/runtime-node')).nodeRuntime();
+  const g = new Graph();
+  const a = g.input('a', 'float32', [N, N]), b = g.input('b', 'float32', [N, N]);
+  g.output(O.matmul(a, b), 'c');
+  const s = await rt.createSession(g.serialize());
+  const x = new Rng(1).fillUniform(new Float32Array(N * N), -1, 1);
+  const feeds = { a: { type: 'float32' as const, data: x, dims: [N, N] }, b: { type: 'float32' as const, data: x, dims: [N, N] } };
+  await s.run(feeds);
+  let best = Infinity;
+  for (let i = 0; i < reps; i++) {
+    const t0 = performance.now();
+    await s.run(feeds);
+    best = Math.min(best, performance.now() - t0);
+  }
+  await s.release();
+  return (2 * N ** 3) / (best / 1000) / 1e9;
 }

@@ -58,7 +58,7 @@ interface Node {
  * capacity). `share: false` only concatenates rows (block-diagonal causal attention), without merging
  * prefixes. Rows are placed in order, so keep related rows (one group, one trajectory) adjacent.
  */
-export function packRows(rows: PackInput[], capacity: number, opts: { share?: boolean; pad?: number } = {}): Packing {
+export function packRows(rows: PackInput[], capacity: number, opts: { share?: boolean; pad?: number; order?: 'given' | 'prefix' } = {}): Packing {
   const share = opts.share ?? true, pad = opts.pad ?? 0;
   let nextId = 0;
   const mk = (token: number, parent: Node | null): Node => ({
@@ -109,7 +109,11 @@ export function packRows(rows: PackInput[], capacity: number, opts: { share?: bo
   });
 
   // Greedy placement: a row goes into the current graph row with whatever of its path is not there yet.
+  // In 'prefix' order (default) rows are placed in lexicographic token order, so rows that share a
+  // prefix (a task's samples, one role's system prompt) land in the same graph row and share it there.
   const out: Packing = { rows: [], where: rows.map(() => []), positions: 0 };
+  const order = rows.map((_, r) => r);
+  if ((opts.order ?? 'prefix') === 'prefix') order.sort((x, y) => compareTokens(rows[x].ids, rows[y].ids) || x - y);
   let slot = new Map<Node, number>();
   let nodes: Node[] = [];
   const flush = () => {
@@ -125,7 +129,8 @@ export function packRows(rows: PackInput[], capacity: number, opts: { share?: bo
     out.positions += n;
     slot = new Map(); nodes = [];
   };
-  paths.forEach((path, r) => {
+  order.forEach((r) => {
+    const path = paths[r];
     const missing = path.reduce((s, nd) => s + (slot.has(nd) ? 0 : 1), 0);
     if (nodes.length + missing > capacity) flush();
     for (const nd of path) if (!slot.has(nd)) { slot.set(nd, nodes.length); nodes.push(nd); }
@@ -134,6 +139,23 @@ export function packRows(rows: PackInput[], capacity: number, opts: { share?: bo
   });
   flush();
   return out;
+}
+
+function compareTokens(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
+/**
+ * Relative cost of training on a packing with graph rows padded to `bucket(length)`: positions times
+ * the per-token work (projections, MLP, LM head and one-hot embedding) plus attention pairs (the graph
+ * computes every T×T pair). Used to choose a packing capacity.
+ */
+export function packingCost(p: Packing, bucket: (n: number) => number, dims: { hidden: number; inter: number; vocab: number; layers: number }): number {
+  const { hidden: d, inter: f, vocab: V, layers: L } = dims;
+  const perPos = L * (4 * d * d + 3 * d * f) + 2 * d * V, perPair = L * 2 * d;
+  return p.rows.reduce((s, r) => { const T = bucket(r.length); return s + perPos * T + perPair * T * T; }, 0);
 }
 
 /**
@@ -156,4 +178,23 @@ export function packedBatch(p: Packing, from: number, to: number, T: number, pad
     }
   }
   return { batch: B, seq: T, inputIds, positionIds, attentionBias, targetIds, lossWeight: new Float32Array(B * T) };
+}
+
+/**
+ * Next-token rows (`weights[i]` > 0: token i is learned, as makeLmBatch's weights) packed into graph rows
+ * of at most `capacity` positions, one PackedBatch per graph row (T: the smallest of `buckets` that
+ * fits). lossWeight is weight / Σ weights over all rows, so Σ over the batches of the packed 'ce' loss
+ * equals makeLmBatch's masked token-mean over the same rows.
+ */
+export function packLmRows(rows: { ids: ArrayLike<number>; weights: ArrayLike<number> }[], capacity: number,
+  opts: { pad?: number; share?: boolean; buckets?: number[] } = {}): PackedBatch[] {
+  const p = packRows(rows.map((r) => ({ ids: r.ids, trained: Array.from(r.weights, (w, i) => (i > 0 && w > 0 ? 1 : 0)) })), capacity, opts);
+  let total = 0;
+  rows.forEach((r) => { for (let i = 1; i < r.ids.length; i++) if (r.weights[i] > 0) total += r.weights[i]; });
+  const buckets = opts.buckets ?? [64, 128, 256, 512, 1024, 2048, 4096];
+  const batches = p.rows.map((gr, g) => packedBatch(p, g, g + 1, Math.min(Math.max(capacity, gr.length), buckets.find((b) => b >= gr.length) ?? capacity), opts.pad));
+  rows.forEach((r, k) => {
+    p.where[k].forEach((w, i) => { if (w) batches[w[0]].lossWeight[w[1]] = r.weights[i] / Math.max(total, 1e-12); });
+  });
+  return batches;
 }

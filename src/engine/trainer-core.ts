@@ -275,6 +275,27 @@ export class Model {
     return { ...result, gradNorm };
   }
 
+  /**
+   * One optimizer step over several packed batches (packLmRows): their gradients are summed (each
+   * batch's loss weights are already shares of the whole step's loss), then one AdamW update.
+   */
+  async trainStepPacked(batches: PackedBatch[], opts: TrainStepOptions): Promise<{ loss: number; gradNorm: number; positions: number }> {
+    const loss = (opts.loss ?? { kind: 'ce' }) as PackedLossSpec;
+    if (batches.length === 1) {
+      const r = await this.trainStep(batches[0], { ...opts, loss });
+      return { loss: r.loss, gradNorm: r.gradNorm, positions: batches[0].batch * batches[0].seq };
+    }
+    const acc: Params = {};
+    let total = 0, positions = 0;
+    for (const b of batches) {
+      const r = await this.computeGrads(b, loss, opts.grpo ?? {});
+      accumulateGrads(acc, r.grads);
+      total += r.loss;
+      positions += b.batch * b.seq;
+    }
+    return { loss: total, gradNorm: await this.applyGrads(acc, opts.lr), positions };
+  }
+
   /** Logits [B, T, vocab] for equal-length rows (causal, positions from 0). */
   async forwardLogits(ids: number[][]): Promise<HostTensor> {
     const B = ids.length, T = ids[0].length;

@@ -8,7 +8,7 @@
 
 import type { Params } from '../engine/decoder';
 import type { AggMode, KlType } from '../engine/losses';
-import { packRows, packedBatch, type PackedBatch } from '../engine/packing';
+import { packingCost, packRows, packedBatch, type PackedBatch } from '../engine/packing';
 import type { Model } from '../engine/trainer-core';
 
 export interface UpdateRow { promptIds: number[]; outputIds: number[]; logprobs: number[]; adv: number }
@@ -24,7 +24,7 @@ export interface UpdateSettings {
   pad: number;
   /** The model's context size: longer rows are dropped; also seq-mean-token-sum-norm's divisor. */
   maxContext: number;
-  /** Positions per packed graph row (default: the context size). */
+  /** Positions per packed graph row (default: the cheapest of 1, 2, 4 × the longest row's bucket, by packingCost). */
   packLength?: number;
   /** Merge shared prefixes (default true); false only concatenates rows. */
   sharePrefixes?: boolean;
@@ -40,6 +40,8 @@ export interface UpdateStats {
   /** Positions holding a real token (tree nodes, or prompt + output of every row when unpacked). */
   usefulTokens: number;
   graphCalls: number;
+  /** Capacity of the packed graph rows (packed update only). */
+  packLength?: number;
 }
 
 export interface UpdateResult extends UpdateStats { gradNorm: number; skipped: boolean; note?: string }
@@ -81,12 +83,26 @@ export async function grpoGradients(model: Model, rowsIn: UpdateRow[], s: Update
   const stats: UpdateStats = { loss: 0, pg: 0, kl: 0, ppoKl: 0, clip: 0, entropy: 0, tokens: 0, rows: rows.length, processedTokens: 0, usefulTokens: 0, graphCalls: 0 };
   const grads: Params = {};
   if (rows.length === 0) return { grads, stats };
-  const cap = s.packLength ?? s.maxContext;
-  const packing = packRows(rows.map((r) => {
+  const inputs = rows.map((r) => {
     const P = r.promptIds.length;
     const ids = [...r.promptIds, ...r.outputIds];
     return { ids, trained: ids.map((_, i) => (i >= P ? 1 : 0)) };
-  }), cap, { share: s.sharePrefixes ?? true, pad: s.pad });
+  });
+  const pack = (c: number) => packRows(inputs, c, { share: s.sharePrefixes ?? true, pad: s.pad });
+  // Capacity: as given, or the cheapest of a few (bigger graph rows share more, but pay T² attention).
+  const longest = Math.max(...inputs.map((x) => x.ids.length));
+  const c = model.cfg;
+  const dims = { hidden: c.hidden_size, inter: c.intermediate_size, vocab: c.vocab_size, layers: c.num_hidden_layers };
+  let cap = s.packLength ?? 0, packing = cap ? pack(cap) : null;
+  if (!packing) {
+    let best = Infinity;
+    for (const cand of [1, 2, 4].map((k) => bucketOf(longest, longest) * k)) {
+      const p = pack(cand), cost = packingCost(p, (n) => bucketOf(n, cand), dims);
+      if (cost < best) { best = cost; packing = p; cap = cand; }
+    }
+  }
+  packing = packing!;
+  stats.packLength = cap;
   const weights = tokenWeights(rows.map((r) => r.outputIds.length), s.lossAggMode, s.maxContext);
   const N = rows.reduce((a, r) => a + r.outputIds.length, 0);
   stats.tokens = N;

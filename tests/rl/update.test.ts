@@ -137,7 +137,7 @@ describe('row weighting (issue 8: the reference trains token-mean on micro-batch
     // Unequal lengths: 1, 4 and 12 output tokens.
     const rows = [row(rng, toks(rng, 6), toks(rng, 1)), row(rng, toks(rng, 9), toks(rng, 4)), row(rng, toks(rng, 4), toks(rng, 12))];
     const model = new Model(cfg, rt, params);
-    const single = [];
+    const single: Params[] = [];
     // One row alone under token-mean = the reference's micro-batch of one row.
     for (const r of rows) single.push((await grpoGradients(model, [r], settings('token-mean', 'none'))).grads);
     const N = rows.reduce((s, r) => s + r.outputIds.length, 0);

@@ -1,0 +1,53 @@
+// Supervised (SFT) batches: the rows of `npm run pretrain` and the two ways to train a step on them.
+// - reference (the pretrain loop before packing): the picked rows padded to their common length bucket,
+//   one [rows, bucket] graph call;
+// - packed (engine/packing.ts): the same rows merged into a prefix tree (they share the system prompt and
+//   tool list) and packed into graph rows of `capacity` positions; equal loss and gradients.
+import { TINY_PROFILE, type PromptProfile } from '../agent/profile';
+import type { SftExample } from '../agent/sft';
+import { packLmRows, type PackedBatch } from '../engine/packing';
+import type { Rng } from '../engine/rng';
+import type { BPETokenizer } from '../engine/tokenizer';
+import { makeLmBatch, type LmBatch } from '../engine/trainer-core';
+
+/** The prompt profile pretrain builds its SFT examples with. */
+export const SFT_PROFILE: PromptProfile = { ...TINY_PROFILE, rehearse: { ...TINY_PROFILE.rehearse, maxNewTokens: 320 } };
+
+export interface SftRow { role: string; ids: number[]; weights: number[] }
+
+/** Prompt tokens are context (weight 0); target tokens are learned (weight 1), in both roles. */
+export function sftTokenRows(examples: SftExample[], tok: BPETokenizer, maxContext: number): SftRow[] {
+  const out: SftRow[] = [];
+  for (const e of examples) {
+    const p = tok.encode(e.prompt), t = tok.encode(e.target);
+    const ids = [...p, ...t];
+    if (ids.length > maxContext) continue;
+    out.push({ role: e.role, ids, weights: [...p.map(() => 0), ...t.map(() => 1)] });
+  }
+  return out;
+}
+
+export const sftBuckets = (maxContext: number) => [128, 256, 512, 1024, 2048].filter((b) => b <= maxContext);
+
+export function bucketOf(n: number, buckets: number[]): number {
+  return buckets.find((b) => b >= n) ?? buckets[buckets.length - 1];
+}
+
+/** One step's rows: rows of similar length (one bucket, picked through a random anchor), drawn with replacement. */
+export function pickSftRows(rows: SftRow[], rng: Rng, batchSize: number, buckets: number[]): SftRow[] {
+  const anchor = rows[rng.int(rows.length)];
+  const T = bucketOf(anchor.ids.length, buckets);
+  const pool = rows.filter((r) => bucketOf(r.ids.length, buckets) === T);
+  return Array.from({ length: batchSize }, () => pool[rng.int(pool.length)]);
+}
+
+export function referenceSftBatch(pick: SftRow[], buckets: number[]): LmBatch {
+  const T = bucketOf(Math.max(...pick.map((r) => r.ids.length)), buckets);
+  return makeLmBatch(pick.map((r) => r.ids), T, { pad: 0, weights: pick.map((r) => r.weights) });
+}
+
+export function packedSftBatches(pick: SftRow[], capacity: number): PackedBatch[] {
+  return packLmRows(pick, capacity, { pad: 0 });
+}
+
+export const trainedTokens = (pick: SftRow[]) => pick.reduce((s, r) => s + r.weights.reduce((a, w, i) => a + (i > 0 && w > 0 ? 1 : 0), 0), 0);

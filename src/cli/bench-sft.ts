@@ -1,0 +1,110 @@
+// npm run bench:sft -- --json [--model models/envace-small] [--steps 12] [--batch 16] [--worlds files,retail]
+// SFT steps of `npm run pretrain` on its own data: the same rows per step trained by the packed path
+// (what pretrain runs) and by the padded-bucket reference (pretrain before packing), interleaved (which
+// goes first alternates), on two copies of the same model. Prints one JSON object on stdout.
+
+import { rolloutSettings } from '../agent/profile';
+import { sftExamples } from '../agent/sft';
+import { countParams } from '../engine/decoder';
+import { loadModelFolder } from '../engine/modelFolder';
+import { Rng } from '../engine/rng';
+import { nodeRuntime } from '../engine/runtime-node';
+import { Model } from '../engine/trainer-core';
+import { getWorld } from '../envs/worlds/index';
+import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftTokenRows, trainedTokens } from '../bench/sft-reference';
+import { cliArgs, defineCli } from './args';
+import { progress } from './util';
+
+const cli = defineCli({
+  name: 'bench:sft',
+  summary: 'SFT trained tokens/s: packed rows vs the padded-bucket reference on the same rows (one JSON object on stdout).',
+  options: {
+    json: { type: 'boolean', help: 'print JSON (the only output format)' },
+    model: { type: 'string', help: 'model folder (weights, tokenizer, context size)', default: 'models/envace-small' },
+    worlds: { type: 'list', help: 'worlds whose train split gives the rows', default: ['files', 'retail'] },
+    tasks: { type: 'int', help: 'train tasks per world', default: 150, min: 1 },
+    steps: { type: 'int', help: 'timed steps per path', default: 12, min: 1 },
+    batch: { type: 'int', help: 'rows per step (pretrain --batch)', default: 16, min: 1 },
+    capacity: { type: 'int', help: 'positions per packed graph row (default: the context size)', min: 16 },
+    seed: { type: 'int', help: 'row sampling seed', default: 0 },
+  },
+});
+
+function relDiff(a: Record<string, Float32Array>, b: Record<string, Float32Array>): number {
+  let worst = 0;
+  for (const k of Object.keys(b)) {
+    let d = 0, m = 0;
+    for (let i = 0; i < b[k].length; i++) { d = Math.max(d, Math.abs(a[k][i] - b[k][i])); m = Math.max(m, Math.abs(b[k][i])); }
+    worst = Math.max(worst, m === 0 ? d : d / m);
+  }
+  return worst;
+}
+
+async function main() {
+  const a = cliArgs(cli);
+  const folder = await loadModelFolder(a.model);
+  const cfg = folder.config, maxContext = cfg.max_position_embeddings;
+  const tasks = a.worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: a.tasks }));
+  const { examples } = await sftExamples(tasks, { rollout: rolloutSettings(SFT_PROFILE), maxContext, countTokens: (s) => folder.tokenizer.encode(s).length });
+  const rows = sftTokenRows(examples, folder.tokenizer, maxContext);
+  const buckets = sftBuckets(maxContext), capacity = a.capacity ?? maxContext;
+  const rt = nodeRuntime();
+  const packedModel = new Model(cfg, rt, Object.fromEntries(Object.entries(folder.params).map(([k, v]) => [k, v.slice()])), { seed: 0, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
+  const refModel = new Model(cfg, rt, Object.fromEntries(Object.entries(folder.params).map(([k, v]) => [k, v.slice()])), { seed: 0, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
+
+  // Gradient agreement on a few batches at the starting weights (graph builds also happen here, untimed).
+  const check = new Rng(a.seed + 1000);
+  let gradDiff = 0, lossDiff = 0;
+  for (let i = 0; i < 3; i++) {
+    const pick = pickSftRows(rows, check, a.batch, buckets);
+    const ref = await refModel.computeGrads(referenceSftBatch(pick, buckets));
+    const acc: Record<string, Float32Array> = {};
+    let loss = 0;
+    for (const b of packedSftBatches(pick, capacity)) {
+      const r = await packedModel.computeGrads(b);
+      loss += r.loss;
+      for (const [k, g] of Object.entries(r.grads)) { const x = (acc[k] ??= new Float32Array(g.length)); for (let j = 0; j < g.length; j++) x[j] += g[j]; }
+    }
+    gradDiff = Math.max(gradDiff, relDiff(acc, ref.grads));
+    lossDiff = Math.max(lossDiff, Math.abs(loss - ref.loss) / Math.abs(ref.loss));
+  }
+
+  const rng = new Rng(a.seed);
+  let refMs = 0, newMs = 0, trained = 0, refPositions = 0, newPositions = 0;
+  let refLoss = 0, newLoss = 0;
+  const bar = progress(a.steps, 'bench:sft');
+  for (let s = 0; s < a.steps; s++) {
+    const pick = pickSftRows(rows, rng, a.batch, buckets);
+    trained += trainedTokens(pick);
+    const lr = 1e-4;
+    const runRef = async () => {
+      const t0 = performance.now();
+      const batch = referenceSftBatch(pick, buckets);
+      const r = await refModel.trainStep(batch, { lr });
+      refMs += performance.now() - t0; refPositions += batch.batch * batch.seq; refLoss = r.loss;
+    };
+    const runNew = async () => {
+      const t0 = performance.now();
+      const batches = packedSftBatches(pick, capacity);
+      const r = await packedModel.trainStepPacked(batches, { lr });
+      newMs += performance.now() - t0; newPositions += r.positions; newLoss = r.loss;
+    };
+    if (s % 2 === 0) { await runNew(); await runRef(); } else { await runRef(); await runNew(); }
+    bar.tick(`ref ${(refMs / (s + 1)).toFixed(0)} ms packed ${(newMs / (s + 1)).toFixed(0)} ms`);
+  }
+  bar.done();
+  const r3 = (x: number) => Math.round(x * 1000) / 1000;
+  console.log(JSON.stringify({
+    model: a.model, params: countParams(cfg), rows: rows.length, worlds: a.worlds, steps: a.steps, batch: a.batch, capacity, seed: a.seed,
+    sft_speedup_vs_reference: Math.round((refMs / newMs) * 100) / 100,
+    trained_tokens_per_s: Math.round(trained / (newMs / 1000)),
+    trained_tokens_per_s_reference: Math.round(trained / (refMs / 1000)),
+    seconds_per_step: r3(newMs / a.steps / 1000), seconds_per_step_reference: r3(refMs / a.steps / 1000),
+    trained_tokens_per_step: trained / a.steps,
+    processed_tokens_per_step: newPositions / a.steps, processed_tokens_per_step_reference: refPositions / a.steps,
+    grad_max_rel_diff: Number(gradDiff.toExponential(2)), loss_max_rel_diff: Number(lossDiff.toExponential(2)),
+    last_loss: r3(newLoss), last_loss_reference: r3(refLoss),
+  }, null, 2));
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
