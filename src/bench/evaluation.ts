@@ -52,6 +52,8 @@ export interface ProtocolOptions extends ProtocolSampling {
    * status messages while it evaluates. On by default; Node's CLI may turn it off.
    */
   yieldToEventLoop?: boolean;
+  /** Cut generation batches into slices of about this many ms (cancel latency); absent: whole batches. */
+  sliceMs?: number;
   /** Keep every trajectory in the result (the page drops them; the CLI has no use for them). */
   keepTrajectories?: boolean;
 }
@@ -114,18 +116,38 @@ function isOutOfMemory(e: unknown): boolean {
 
 const macrotask = () => new Promise<void>((r) => setTimeout(r, 0));
 
-/** Checks the signal (and lets messages in) before every batch of generations. */
-function abortable(g: TextGenerator, signal: AbortSignal | undefined, yieldFirst: boolean, counter: { generations: number }): TextGenerator {
+/**
+ * Checks the signal (and lets messages in) before every batch of generations. With `sliceMs`, a batch is
+ * also cut into sub-batches sized from the measured time per request so that each takes about sliceMs:
+ * a cancel then waits for at most one slice, not for a whole chunk's batch. Requests carry their own
+ * seeds, so slicing changes which requests share a batch, not what each one samples.
+ */
+function abortable(g: TextGenerator, signal: AbortSignal | undefined, yieldFirst: boolean, counter: { generations: number }, sliceMs?: number): TextGenerator {
+  let perRequestMs: number | null = null;
+  const batch = async (reqs: Parameters<TextGenerator['generate']>[0]) => {
+    if (yieldFirst) await macrotask();
+    if (signal?.aborted) throw new EvalCancelled();
+    const t0 = performance.now();
+    const out = await g.generate(reqs);
+    const ms = (performance.now() - t0) / reqs.length;
+    perRequestMs = perRequestMs === null ? ms : 0.5 * perRequestMs + 0.5 * ms;
+    counter.generations += reqs.length;
+    if (signal?.aborted) throw new EvalCancelled();
+    return out;
+  };
   return {
     name: g.name,
     maxContext: g.maxContext,
     countTokens: (t) => g.countTokens(t),
     async generate(reqs) {
-      if (yieldFirst) await macrotask();
-      if (signal?.aborted) throw new EvalCancelled();
-      const out = await g.generate(reqs);
-      counter.generations += reqs.length;
-      if (signal?.aborted) throw new EvalCancelled();
+      if (!sliceMs) return batch(reqs);
+      const out = [];
+      for (let i = 0; i < reqs.length;) {
+        // Unmeasured: a small first slice, to learn the time per request.
+        const n = perRequestMs === null ? 2 : Math.max(1, Math.floor(sliceMs / Math.max(1e-3, perRequestMs)));
+        out.push(...(await batch(reqs.slice(i, i + n))));
+        i += n;
+      }
       return out;
     },
   };
@@ -156,8 +178,8 @@ export async function runProtocol(tasks: Task[], policy: TextGenerator, o: Proto
   let chunkTasks = Math.max(1, Math.min(tasks.length, o.chunkTasks ?? chunkTasksFor(o.k, o.model, o.memoryBudgetBytes)));
   const counter = { generations: 0 };
   const yieldFirst = o.yieldToEventLoop ?? true;
-  const pol = abortable(policy, o.signal, yieldFirst, counter);
-  const sim = o.simulator ? abortable(o.simulator, o.signal, yieldFirst, counter) : undefined;
+  const pol = abortable(policy, o.signal, yieldFirst, counter, o.sliceMs);
+  const sim = o.simulator ? abortable(o.simulator, o.signal, yieldFirst, counter, o.sliceMs) : undefined;
   const total = tasks.length * o.k;
   const all: Trajectory[] = [];
   let next = 0, chunk = 0;

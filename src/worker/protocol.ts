@@ -275,6 +275,45 @@ export interface BenchResult {
   ms: number;
 }
 
+// ---- the evaluation protocol in the worker (src/worker/bench-service.ts over src/bench/evaluation.ts) ----
+
+/** A Benchmarks run: the held-out protocol, evaluated in chunks with progress and cancel. */
+export interface BenchEvalRequest extends BenchRequest {
+  /** Nucleus filter of Act and Rehearse (the paper's protocol: 0.95 at T 0.6). */
+  topP: number;
+  /** Tasks per chunk; absent: sized to memory from the model's shape. */
+  chunkTasks?: number;
+}
+export interface BenchProgress {
+  /** Trajectories finished of tasks × k. */
+  done: number; total: number;
+  tasksDone: number; tasks: number;
+  chunk: number; chunks: number; chunkTasks: number;
+  generations: number;
+  elapsedMs: number;
+  etaMs: number | null;
+}
+export type BenchListener = (p: BenchProgress) => unknown;
+/** Error text of an evaluation stopped by benchCancel(). */
+export const EVAL_CANCELLED = 'evaluation cancelled';
+export interface BenchEstimate { mean: number; ci95: [number, number] }
+export interface BenchEvalRow extends BenchTaskRow { passAtK: number }
+export interface BenchEvalResult {
+  request: BenchEvalRequest;
+  model: string;
+  suite: string;
+  /** Point estimates (evaluate.ts's summary): success, outcome, checklist, passAtK, fidelity. */
+  summary: Record<string, number>;
+  /** Bootstrap 95% intervals over tasks. */
+  estimates: Record<'success' | 'outcome' | 'checklist' | 'pass_at_k', BenchEstimate>;
+  terminations: Record<string, number>;
+  rows: BenchEvalRow[];
+  chunks: number; chunkTasks: number; generations: number;
+  ms: number;
+}
+export type BenchState = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
+export interface BenchStatus { state: BenchState; progress: BenchProgress | null; error?: string }
+
 // ---- rehearse first (Rollout page; src/worker/tts-service.ts over src/tts/) -------------------------------
 
 /** The page's rollout, committed in the real environment, each user turn privately rehearsed n times first. */

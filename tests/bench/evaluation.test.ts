@@ -33,6 +33,16 @@ describe('evaluation protocol', () => {
     for (const m of ['success', 'outcome', 'checklist', 'pass_at_k'] as const) expect(rep[m]).toEqual({ mean: 1, ci95: [1, 1] });
   });
 
+  it('slices generation batches for a responsive cancel without changing any trajectory', async () => {
+    const whole = await runProtocol(tasks, expertGenerator(tasks, { noise: 0.4 }), { ...sampling, chunkTasks: 6 });
+    const g = expertGenerator(tasks, { noise: 0.4 });
+    const sliced = await runProtocol(tasks, g, { ...sampling, chunkTasks: 6, sliceMs: 1e-6 });
+    expect(sliced.perTask).toEqual(whole.perTask);
+    // First slice of 2 measures the time per request; at 1e-6 ms per slice every later slice holds one request.
+    expect(g.batches[0]!.length).toBe(2);
+    expect(Math.max(...g.batches.slice(1).map((b) => b.length))).toBe(1);
+  });
+
   it('stops between generations when cancelled', async () => {
     const ac = new AbortController();
     let calls = 0;

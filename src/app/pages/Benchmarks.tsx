@@ -1,77 +1,210 @@
-// Benchmarks page: held-out evaluation of a shipped model on a built-in world's test split (success,
-// verified outcome, checklist score, pass@k, rehearsal fidelity), run in the worker by src/agent/evaluate.ts.
+// Benchmarks page: the held-out evaluation protocol of `npm run eval` (src/bench/evaluation.ts), run in the
+// worker (src/worker/bench-service.ts) in chunks sized to memory: means with bootstrap 95% intervals over
+// tasks, progress with an ETA, Cancel, stale marking of results a failed or cancelled run left on screen,
+// CSV/JSON export, and a link from every task to the Rollout page with the same settings.
 
-import { useMemo } from 'react';
-import type { BenchResult, RolloutMode } from '../../worker/protocol';
+import * as Comlink from 'comlink';
+import { create } from 'zustand';
+import { useEffect, useMemo } from 'react';
+import { EVAL_CANCELLED, type BenchEvalRequest, type BenchEvalResult, type BenchEvalRow, type BenchProgress, type RolloutMode } from '../../worker/protocol';
 import { BarMetric, COLORS } from '../components/charts';
 import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel } from '../components/ui';
-import { useRpc } from '../components/useRpc';
 import { useModelIndex } from '../modelIndex';
 import { useApp } from '../store';
-import { api } from '../worker';
+import { toHash, type Settings } from '../urlState';
+import { api, errorText } from '../worker';
+import { defaultModel } from './Rollout';
+
+type Ended = { kind: 'cancelled' } | { kind: 'error'; message: string };
+
+interface BenchState {
+  running: boolean;
+  progress: BenchProgress | null;
+  result: BenchEvalResult | null;
+  /** Why the shown result is stale (the last run after it failed or was cancelled), or null. */
+  ended: Ended | null;
+  cancelRequestedAt: number | null;
+}
+
+// Outlives the page component: switching tabs keeps the run, its progress and its result.
+const useBench = create<BenchState>(() => ({ running: false, progress: null, result: null, ended: null, cancelRequestedAt: null }));
+
+async function start(req: BenchEvalRequest): Promise<void> {
+  useBench.setState({ running: true, progress: null, ended: null, cancelRequestedAt: null });
+  try {
+    const result = await api.benchRun(req, Comlink.proxy((p: BenchProgress) => { if (useBench.getState().running) useBench.setState({ progress: p }); }));
+    useBench.setState({ result, ended: null });
+  } catch (e) {
+    const message = errorText(e);
+    useBench.setState({ ended: message.includes(EVAL_CANCELLED) ? { kind: 'cancelled' } : { kind: 'error', message } });
+  } finally {
+    useBench.setState({ running: false });
+  }
+}
+
+function cancel(): void {
+  useBench.setState({ cancelRequestedAt: performance.now() });
+  void api.benchCancel();
+}
+
+const METRIC_ROWS = [
+  { key: 'success', label: 'success', title: 'state check passed AND every checklist item passed; mean over tasks of the share of k samples that succeeded' },
+  { key: 'outcome', label: 'state check', title: 'outcome: the final state equals the expert\'s; read-only tasks pass it by doing nothing, so it is not success' },
+  { key: 'checklist', label: 'checklist', title: 'weighted share of checklist items the rule-based judge passed, on the real environment\'s results' },
+  { key: 'pass_at_k', label: 'pass@k', title: 'unbiased pass@k: chance that at least one of k samples of a task succeeds' },
+] as const;
+
+function secs(ms: number | null): string {
+  if (ms === null || !Number.isFinite(ms)) return '–';
+  const s = ms / 1000;
+  return s < 90 ? `${s.toFixed(s < 10 ? 1 : 0)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}
+
+function download(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url; a.download = name;
+  document.body.appendChild(a); a.click(); a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+const CSV_COLUMNS = ['task', 'samples', 'success', 'outcome', 'checklist', 'passAtK', 'fidelityF1', 'terminations'] as const;
+
+export function toCsv(rows: BenchEvalRow[]): string {
+  const cell = (v: unknown) => {
+    const s = Array.isArray(v) ? v.join(' ') : v === null || v === undefined ? '' : String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return [CSV_COLUMNS.join(','), ...rows.map((r) => CSV_COLUMNS.map((c) => cell(r[c])).join(','))].join('\n') + '\n';
+}
+
+/** The Rollout page's URL for one task of an evaluation, with the evaluation's settings (autorun=1). */
+export function rolloutLink(settings: Settings, req: BenchEvalRequest, model: string, task: string): string {
+  return toHash({
+    page: 'rollout',
+    settings: {
+      ...settings,
+      'm.model': model, 'r.world': req.world, 'r.task': task, 'r.mode': req.mode, 'r.k': req.k, 'r.seed': req.seed,
+      'r.temp': req.temperature, 'r.topp': req.topP, 'r.turns': req.maxTurns, 'r.max': req.maxNewTokens, 'r.gen': 0, autorun: 1,
+    },
+  });
+}
 
 export function BenchmarksPage() {
   const s = useApp((st) => st.settings);
+  const set = useApp((st) => st.set);
   const caps = useApp((st) => st.caps);
   const worlds = useApp((st) => st.worlds);
-  const { models } = useModelIndex();
-  const rpc = useRpc<BenchResult>();
-  const res = rpc.result;
-  const model = models?.find((m) => m.name === s['m.model']) ?? null;
-  const summary = useMemo(() => Object.entries(res?.summary ?? {}).map(([metric, value]) => ({ metric, value })), [res]);
+  const { models, error: indexError } = useModelIndex();
+  const { running, progress, result: res, ended, cancelRequestedAt } = useBench();
+  const model = models ? (s['m.model'] ? models.find((m) => m.name === s['m.model']) : defaultModel(models)) ?? null : null;
+  // A default model is chosen (and written to the URL) as soon as the index is known.
+  useEffect(() => { if (!s['m.model'] && model) set('m.model', model.name); }, [models]); // eslint-disable-line react-hooks/exhaustive-deps
   const terms = useMemo(() => Object.entries(res?.terminations ?? {}).map(([reason, n]) => ({ reason, n })), [res]);
   const cap = caps?.bench;
+  const stale = Boolean(res && (ended || running));
 
-  const run = () => rpc.run(() => api.bench({
+  const request = (): BenchEvalRequest => ({
     modelUrl: model?.url ?? '', world: s['b.world'], tasks: s['b.tasks'], mode: s['b.mode'] as RolloutMode,
-    k: s['b.k'], seed: s['b.seed'], temperature: s['b.temp'], maxTurns: s['b.turns'], maxNewTokens: s['b.max'],
-  }));
+    k: s['b.k'], seed: s['b.seed'], temperature: s['b.temp'], topP: s['b.topp'], maxTurns: s['b.turns'], maxNewTokens: s['b.max'],
+  });
+  const preset = (k: number, temp: number, topp: number) => { set('b.k', k); set('b.temp', temp); set('b.topp', topp); };
+  const frac = progress && progress.total > 0 ? progress.done / progress.total : 0;
+  const base = res ? `${res.model}-${res.request.world}-${res.request.tasks}tasks-k${res.request.k}-seed${res.request.seed}` : '';
 
   return (
     <div className="page page-bench">
       <Panel title="Evaluation" className="controls">
         <div className="fields">
-          <Field k="m.model" label="model" wide
-            options={[{ value: '', label: models?.length ? '(choose a model)' : '(no models shipped)' }, ...(models ?? []).map((m) => ({ value: m.name }))]} />
+          <label className="field wide" htmlFor="f-m.model">
+            <span>model</span>
+            <select id="f-m.model" value={model?.name ?? s['m.model']} onChange={(e) => set('m.model', e.target.value)}>
+              {!models && <option value={s['m.model']}>{indexError ? '(model index failed)' : '(loading…)'}</option>}
+              {models?.length === 0 && <option value="">(no models shipped)</option>}
+              {models?.map((m) => <option key={m.name} value={m.name}>{m.name}{m === defaultModel(models) ? ' (default)' : ''}</option>)}
+              {models && s['m.model'] && !model && <option value={s['m.model']}>{s['m.model']} (unknown)</option>}
+            </select>
+          </label>
           <Field k="b.world" label="world (test split)" options={worlds?.map((w) => ({ value: w.name }))} />
           <Field k="b.tasks" label="tasks" />
-          <Field k="b.mode" label="mode" />
+          <Field k="b.mode" label="mode" title="imagined modes are still judged on the real environment's results" />
           <Field k="b.k" label="k (samples / task)" />
           <Field k="b.temp" label="temperature" step={0.05} title="0 = greedy" />
+          <Field k="b.topp" label="top-p" step={0.05} />
           <Field k="b.seed" label="seed" />
           <Field k="b.turns" label="turn cap" />
           <Field k="b.max" label="max new tokens" />
         </div>
         <div className="actions">
-          <button className="primary" disabled={rpc.busy || !caps || !model} onClick={() => void run()}>
-            {rpc.busy ? 'running…' : 'Run evaluation'}
+          <button className="primary" disabled={running || !caps || !model} onClick={() => void start(request())}>
+            {running ? 'running…' : 'Run evaluation'}
           </button>
-          {res && <span className="muted">{(res.ms / 1000).toFixed(1)} s</span>}
+          <button disabled={!running || cancelRequestedAt !== null} onClick={cancel} data-testid="bench-cancel">{running && cancelRequestedAt !== null ? 'cancelling…' : 'Cancel'}</button>
+          <button className="link" title="the paper's protocol: Avg@4 at temperature 0.6, top-p 0.95" onClick={() => preset(4, 0.6, 0.95)}>paper protocol (Avg@4, T 0.6, top-p 0.95)</button>
+          <button className="link" onClick={() => preset(1, 0, 1)}>greedy</button>
         </div>
+        {s['b.temp'] === 0 && s['b.k'] > 1 && <div className="muted">At temperature 0 every one of the k samples is the same trajectory.</div>}
+        {(running || progress) && (
+          <div className="progress" data-testid="bench-progress" data-done={progress?.done ?? 0} data-total={progress?.total ?? 0}
+            data-tasks-done={progress?.tasksDone ?? 0} data-chunk={progress?.chunk ?? 0} data-generations={progress?.generations ?? 0}
+            role="progressbar" aria-valuemin={0} aria-valuemax={progress?.total ?? 0} aria-valuenow={progress?.done ?? 0}>
+            <div className="progress-track"><div className="progress-fill" style={{ width: `${(100 * frac).toFixed(1)}%` }} /></div>
+            <div className="progress-text">
+              <span data-testid="bench-progress-counts">{progress
+                ? `${progress.tasksDone} / ${progress.tasks} tasks · ${progress.done} / ${progress.total} trajectories · chunk ${progress.chunk} of ${progress.chunks} (${progress.chunkTasks} tasks each) · ${progress.generations} generations`
+                : 'loading the model…'}</span>
+              <span data-testid="bench-progress-eta">{progress ? `${secs(progress.elapsedMs)} elapsed · ETA ${secs(progress.etaMs)}` : ''}</span>
+            </div>
+            {!running && ended?.kind === 'cancelled' && <div className="warn-line" data-testid="bench-cancelled">cancelled; the worker stopped before its next batch of generations</div>}
+          </div>
+        )}
         {models && !model && <div className="muted">Choose a model (the Models page lists what models/ ships).</div>}
-        <div className="muted">BFCL and τ² suites (src/bench) appear here once they are wired into the worker.</div>
         {cap && !cap.available && <NotAvailable what="benchmarks" reason={cap.reason} />}
-        {rpc.notAvailable && <NotAvailable what="benchmarks" reason={rpc.notAvailable} />}
-        <ErrorBox error={rpc.error} />
+        <ErrorBox error={ended?.kind === 'error' ? ended.message : null} />
       </Panel>
-      <Panel title="Per task" className="timeline" testId="bench-rows">
-        {!res ? <Empty>Per-task success, outcome, checklist score and fidelity appear after a run.</Empty> : (
-          <table className="rows">
-            <thead><tr><th>task</th><th>n</th><th>success</th><th>outcome</th><th>checklist</th><th>fidelity F1</th><th>ended by</th></tr></thead>
+      <Panel title="Per task" className="timeline" testId="bench-rows"
+        right={res && <span className="actions">
+          <button onClick={() => download(`${base}.csv`, toCsv(res.rows), 'text/csv')} data-testid="bench-export-csv">CSV</button>
+          <button onClick={() => download(`${base}.json`, JSON.stringify(res, null, 2), 'application/json')} data-testid="bench-export-json">JSON</button>
+        </span>}>
+        {!res ? <Empty>Per-task success, state check, checklist score and pass@k appear after a run.</Empty> : (
+          <table className={`rows${stale ? ' stale' : ''}`} style={stale ? { opacity: 0.55 } : undefined}>
+            <thead><tr><th>task</th><th>n</th><th>success</th><th>state check</th><th>checklist</th><th>pass@k</th><th>fidelity F1</th><th>ended by</th><th /></tr></thead>
             <tbody>{res.rows.map((r) => (
               <tr key={r.task}><td>{r.task}</td><td>{r.samples}</td><td>{fmt(r.success, 3)}</td><td>{fmt(r.outcome, 3)}</td>
-                <td>{fmt(r.checklist, 3)}</td><td>{fmt(r.fidelityF1, 3)}</td><td className="clip">{r.terminations.join(', ')}</td></tr>
+                <td>{fmt(r.checklist, 3)}</td><td>{fmt(r.passAtK, 3)}</td><td>{fmt(r.fidelityF1, 3)}</td><td className="clip">{r.terminations.join(', ')}</td>
+                <td><a href={rolloutLink(s, res.request, res.model, r.task)} data-testid="open-in-rollout" title="open this task in the Rollout page with the same settings">open in Rollout</a></td></tr>
             ))}</tbody>
           </table>
         )}
       </Panel>
       <Panel title="Summary" className="charts" testId="bench-summary">
-        {!res ? <Empty>Avg@k success, pass@k, checklist and fidelity appear after a run.</Empty> : (
-          <>
-            <div className="muted" data-testid="bench-suite" data-json={JSON.stringify(res.summary)}>{res.suite}</div>
-            <BarMetric title="summary" data={summary} x="metric" series={[{ key: 'value', label: 'value', color: COLORS.reward }]} height={180} />
+        {!res ? <Empty>Avg@k success, state check, checklist and pass@k with 95% intervals appear after a run.</Empty> : (
+          <div data-stale={stale ? 'true' : 'false'} style={stale ? { opacity: 0.55 } : undefined}>
+            {stale && (
+              <div className="warn-line" data-testid="bench-stale">
+                stale: {running ? 'a new run is in progress' : ended?.kind === 'cancelled' ? 'the last run was cancelled' : 'the last run failed'}; these results are from the previous run ({res.suite})
+              </div>
+            )}
+            <div className="muted" data-testid="bench-suite" data-json={JSON.stringify(res.summary)}>{res.suite} · T {res.request.temperature} · top-p {res.request.topP} · seed {res.request.seed} · {res.model}</div>
+            <table className="rows" data-testid="bench-estimates" data-json={JSON.stringify(res.estimates)}>
+              <thead><tr><th>metric</th><th>mean</th><th>95% interval (bootstrap over tasks)</th></tr></thead>
+              <tbody>{METRIC_ROWS.map((m) => {
+                const e = res.estimates[m.key];
+                return (
+                  <tr key={m.key}><td><span className="metric" title={m.title}>{m.label}</span></td><td>{fmt(e.mean, 3)}</td>
+                    <td>[{fmt(e.ci95[0], 3)}, {fmt(e.ci95[1], 3)}]
+                      <span style={{ display: 'inline-block', position: 'relative', width: 120, height: 6, marginLeft: 8, background: 'var(--bg)', border: '1px solid var(--line)' }}>
+                        <span style={{ position: 'absolute', left: `${100 * e.ci95[0]}%`, width: `${Math.max(1, 100 * (e.ci95[1] - e.ci95[0]))}%`, top: 0, bottom: 0, background: COLORS.success, opacity: 0.6 }} />
+                        <span style={{ position: 'absolute', left: `${100 * e.mean}%`, width: 2, top: -2, bottom: -2, background: '#fff' }} />
+                      </span>
+                    </td></tr>
+                );
+              })}</tbody>
+            </table>
+            <div className="muted">{res.chunks} chunk(s) of up to {res.chunkTasks} tasks · {res.generations} generations · {secs(res.ms)}</div>
             <BarMetric title="terminations" data={terms} x="reason" series={[{ key: 'n', label: 'trajectories', color: COLORS.loss }]} />
-          </>
+          </div>
         )}
       </Panel>
     </div>
