@@ -118,26 +118,18 @@ describe('KL to the reference model', () => {
   }
 });
 
-describe('micro-batching does not change the update', () => {
-  const modes: AggMode[] = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'];
-  // Bare Rehearse prompts (no tool list, history, hints or raw Act text) are much shorter than Act prompts, so the rows
-  // of one step fall into different length buckets: a micro-batch of one row is then padded to a shorter
-  // length than the micro-batch of all rows.
-  const bare = (): PromptProfile => {
-    const p = profileFromConfig(folder.rawConfig);
-    return { ...p, rehearsePrompt: { ...p.rehearsePrompt, toolListing: 'none', history: false, hints: false, rawAct: false } };
-  };
-  for (const lossAggMode of modes) {
-    it(`${lossAggMode}: one micro-batch of all rows = micro-batches of one row`, async () => {
-      const whole = await trainer({ variant: 'envace', lossAggMode, microBatch: 16 }, spreadJudge(), bare()).trainStep();
-      const single = await trainer({ variant: 'envace', lossAggMode, microBatch: 1 }, spreadJudge(), bare()).trainStep();
-      expect(single.rows).toBe(whole.rows);
-      expect(whole.rows).toBeGreaterThan(2);
-      expect(whole.rows).toBeLessThanOrEqual(16);
-      const rel = (a: number, b: number) => Math.abs(a - b) / Math.max(1e-8, Math.abs(a) + Math.abs(b));
-      expect(rel(single.loss, whole.loss)).toBeLessThan(1e-4);
-      expect(rel(single.gradNorm, whole.gradNorm)).toBeLessThan(1e-4);
-      expect(whole.gradNorm).toBeGreaterThan(0);
-    });
-  }
+// How each aggregation mode weighs rows across graph calls (packing, micro-batches) is tested against the
+// row-by-row computation in tests/rl/update.test.ts; here: every mode reaches the trainer's update.
+describe('every loss aggregation mode through the trainer', () => {
+  it('same rollouts, a different and finite update per mode', async () => {
+    const modes: AggMode[] = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'];
+    const steps = [];
+    for (const lossAggMode of modes) steps.push(await trainer({ variant: 'envace', lossAggMode }).trainStep());
+    for (const m of steps) {
+      expect([m.rows, m.tokens, m.reward]).toEqual([steps[0].rows, steps[0].tokens, steps[0].reward]);
+      expect(m.skipped).toBe(false);
+      expect(Number.isFinite(m.loss) && m.gradNorm > 0).toBe(true);
+    }
+    expect(new Set(steps.map((m) => m.gradNorm.toPrecision(6))).size).toBe(modes.length);
+  });
 });
