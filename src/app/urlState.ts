@@ -154,7 +154,8 @@ export function parseHash(hash: string): UrlState & { ignored: Ignored[] } {
   const settings = defaults() as Record<string, unknown>;
   const params = new URLSearchParams(q < 0 ? '' : h.slice(q + 1));
   for (const [k, raw] of params) {
-    const spec = (SCHEMA as Record<string, Spec>)[k];
+    // Own keys only: "constructor" or "__proto__" in a link must not find Object.prototype members.
+    const spec = Object.hasOwn(SCHEMA, k) ? (SCHEMA as Record<string, Spec>)[k] : undefined;
     if (!spec) { ignored.push({ key: k, raw, why: 'unknown setting' }); continue; }
     const r = check(spec, raw);
     if (r.ok) settings[k] = r.value;

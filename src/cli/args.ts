@@ -67,12 +67,25 @@ export function usage<S extends Record<string, OptSpec>>(def: CliDef<S>): string
 export function parseCliArgs<S extends Record<string, OptSpec>>(def: CliDef<S>, argv: string[]): CliValues<S> | 'help' {
   const problems: string[] = [];
   const options = Object.fromEntries(Object.entries(def.options).map(([k, o]) => [k, { type: o.type === 'boolean' ? 'boolean' as const : 'string' as const }]));
-  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
-  try {
-    parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: true }) as typeof parsed;
-  } catch (e) {
-    throw new CliArgsError([(e as Error).message.replace(/\. To specify a positional argument.*$/s, '')], usage(def));
+  type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  let parsed: Parsed | undefined;
+  // util.parseArgs stops at its first problem; drop the offending argument and parse again, so every
+  // unknown option and every option missing its value is listed, together with the schema's problems.
+  let rest = [...argv];
+  for (let tries = 0; !parsed && tries <= argv.length; tries++) {
+    try {
+      parsed = parseArgs({ args: rest, options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: true }) as unknown as Parsed;
+    } catch (e) {
+      const msg = (e as Error).message;
+      problems.push(msg.replace(/\. To specify a positional argument.*$/s, '').replace(/\n/g, ' '));
+      const raw = /'(-[^' =]+)/.exec(msg)?.[1];
+      const at = raw === undefined ? -1 : rest.findIndex((x) => x === raw || x.startsWith(`${raw}=`));
+      if (at < 0) break;
+      // an ambiguous option (`--n -1`) takes its dash-led value with it, or the value becomes an unknown option
+      rest = [...rest.slice(0, at), ...rest.slice(at + (/ambiguous/.test(msg) ? 2 : 1))];
+    }
   }
+  if (!parsed) throw new CliArgsError(problems, usage(def));
   if (parsed.values.help) return 'help';
   const out: Record<string, unknown> = { _: parsed.positionals };
   const pos = def.positionals;

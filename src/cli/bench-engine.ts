@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, basename, dirname } from 'node:path';
-import { parseArgs } from 'node:util';
 import { trainBPE, BPETokenizer } from '../engine/tokenizer';
 import { syntheticCorpus } from '../engine/corpus';
 import { makeConfig, initParams, countParams, headDim, type LlamaConfig } from '../engine/decoder';
@@ -20,18 +19,14 @@ import { createOrtKVModel, Sampler } from '../engine/sampler';
 import type { GenerateRequest } from '../engine/generator';
 import { benchTfjsTrain, initTfjs, TfjsLlama } from '../bench/tfjs-reference';
 import { progress } from './engine';
+import { cliArgs } from './args';
+import { BENCH_ENGINE_CLI } from './defs';
 
-const { values: args } = parseArgs({
-  args: process.argv.slice(2), strict: true,
-  options: {
-    json: { type: 'boolean', default: false }, quick: { type: 'boolean', default: false },
-    steps: { type: 'string' }, 'tfjs-steps': { type: 'string' }, 'skip-tfjs': { type: 'boolean', default: false },
-    'skip-transformersjs': { type: 'boolean', default: false },
-  },
-});
-const quick = args.quick!;
-const STEPS = Number(args.steps ?? (quick ? 20 : 500));
-const TFJS_STEPS = Number(args['tfjs-steps'] ?? (quick ? 1 : 3));
+// Arguments are validated before any work (exit 2 listing every problem).
+const args = cliArgs(BENCH_ENGINE_CLI);
+const quick = args.quick;
+const STEPS = args.steps ?? (quick ? 20 : 500);
+const TFJS_STEPS = args['tfjs-steps'] ?? (quick ? 1 : 3);
 const B = 16, T = 256, PROMPT = 256, NEW = quick ? 32 : 128;
 const log = (s: string) => process.stderr.write(s + '\n');
 const rssMb = () => Math.round(process.memoryUsage().rss / 2 ** 20);

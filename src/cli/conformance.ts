@@ -2,31 +2,19 @@
 
 import { resolve } from 'node:path';
 
-type Runner = (argv: string[]) => Promise<number>;
+import { parseCliArgs, usage, type CliValues } from './args';
+import { CONFORMANCE_BFCL_CLI, CONFORMANCE_TAU2_CLI, exitOnArgsError, pickSubcommand } from './defs';
 
-/** --key value / --flag parsing shared by the subcommands. */
-export function parseFlags(argv: string[]): Record<string, string | true> {
-  const out: Record<string, string | true> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (!a.startsWith('--')) continue;
-    const eq = a.indexOf('=');
-    if (eq > 0) { out[a.slice(2, eq)] = a.slice(eq + 1); continue; }
-    const next = argv[i + 1];
-    if (next !== undefined && !next.startsWith('--')) { out[a.slice(2)] = next; i++; } else out[a.slice(2)] = true;
-  }
-  return out;
-}
+type BfclArgs = CliValues<typeof CONFORMANCE_BFCL_CLI.options>;
 
-const bfcl: Runner = async (argv) => {
+async function bfcl(f: BfclArgs): Promise<number> {
   const { loadAllBackends } = await import('../envs/bfcl/index');
   const { runBfclConformance, runBfclGroundTruthCheck } = await import('../envs/bfcl/conformance');
   await loadAllBackends();
-  const f = parseFlags(argv);
   const data = resolve(process.cwd(), '../shared/data/bfcl');
-  const questions = typeof f.questions === 'string' ? f.questions : `${data}/BFCL_v4_multi_turn_base.json`;
-  const answers = typeof f.answers === 'string' ? f.answers : `${data}/possible_answer/BFCL_v4_multi_turn_base.json`;
-  const fixture = typeof f.fixture === 'string' ? f.fixture : `${data}/fixtures/multi_turn_base.fixture.json`;
+  const questions = f.questions ?? `${data}/BFCL_v4_multi_turn_base.json`;
+  const answers = f.answers ?? `${data}/possible_answer/BFCL_v4_multi_turn_base.json`;
+  const fixture = f.fixture ?? `${data}/fixtures/multi_turn_base.fixture.json`;
   if (f.checker) {
     const r = runBfclGroundTruthCheck(questions, answers);
     console.log(f.json ? JSON.stringify(r) : `checker on ground truth: ${r.valid}/${r.total} valid`);
@@ -39,24 +27,26 @@ const bfcl: Runner = async (argv) => {
     for (const m of report.mismatches) console.log(JSON.stringify(m));
   }
   return report.matched_results === report.total_calls && report.matched_states === report.total_states ? 0 : 1;
-};
-
-const tau2: Runner = async (argv) => (await import('../envs/tau2/conformance')).tau2ConformanceCli(argv);
-
-const SUBCOMMANDS: Record<string, Runner> = {
-  bfcl,
-  tau2,
-};
+}
 
 async function main(): Promise<void> {
-  const [sub, ...rest] = process.argv.slice(2);
-  const run = sub ? SUBCOMMANDS[sub] : undefined;
-  if (!run) {
-    console.error(`usage: conformance <${Object.keys(SUBCOMMANDS).join('|')}> [options]`);
-    process.exitCode = 2;
-    return;
-  }
-  process.exitCode = await run(rest);
+  const argv = process.argv.slice(2);
+  let run: () => Promise<number>;
+  try {
+    const { sub, rest } = pickSubcommand('conformance', ['bfcl', 'tau2'] as const, argv);
+    if (sub === 'bfcl') {
+      const a = parseCliArgs(CONFORMANCE_BFCL_CLI, rest);
+      if (a === 'help') { console.log(usage(CONFORMANCE_BFCL_CLI)); return; }
+      run = () => bfcl(a);
+    } else {
+      const a = parseCliArgs(CONFORMANCE_TAU2_CLI, rest);
+      if (a === 'help') { console.log(usage(CONFORMANCE_TAU2_CLI)); return; }
+      // The τ² runner reads `--flag value` pairs: hand it the validated values in that one spelling.
+      const canonical = ['--domain', a.domain, ...(a.fixture ? ['--fixture', a.fixture] : []), ...(a.json ? ['--json'] : []), ...(a['step-hashes'] ? ['--step-hashes'] : [])];
+      run = async () => (await import('../envs/tau2/conformance')).tau2ConformanceCli(canonical);
+    }
+  } catch (e) { exitOnArgsError('conformance', e); }
+  process.exitCode = await run();
 }
 
 main().catch((e) => { console.error(e); process.exitCode = 1; });

@@ -2,7 +2,6 @@
 //   npm run engine -- train-lm --corpus FILE --size small --steps N --out models/NAME [--seed S --batch B --len L --lr X]
 //   npm run engine -- sample --model models/NAME --prompt "…" [--max-new-tokens --temperature --top-p --top-k --seed]
 import { readFileSync, existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { BPETokenizer, trainBPE, type TokenizerJSON } from '../engine/tokenizer';
@@ -14,6 +13,8 @@ import { Rng } from '../engine/rng';
 import { loadModelFolder, writeModelFolder } from '../engine/modelFolder';
 import { samplerFromFolder } from '../engine/sampler';
 import { SPECIAL_TOKENS, PROTOCOL_TOKENS, COMPACT_CHAT_TEMPLATE } from '../agent/chatTemplate';
+import { CliArgsError, parseCliArgs, usage, type CliValues } from './args';
+import { ENGINE_SAMPLE_CLI, ENGINE_TRAIN_LM_CLI, exitOnArgsError, pickSubcommand } from './defs';
 
 const USAGE = `usage:
   engine train-lm --corpus FILE|synthetic:BYTES --size tiny|small|base --steps N --out DIR
@@ -138,54 +139,46 @@ export async function trainLm(o: TrainLmOptions): Promise<{ loss: number; validL
 }
 
 async function main(argv: string[]): Promise<void> {
-  const [cmd, ...rest] = argv;
-  if (cmd === 'train-lm') {
-    const { values: v } = parseArgs({
-      args: rest, strict: true,
-      options: {
-        corpus: { type: 'string' }, size: { type: 'string', default: 'small' }, steps: { type: 'string', default: '500' },
-        out: { type: 'string' }, seed: { type: 'string', default: '0' }, batch: { type: 'string', default: '16' },
-        len: { type: 'string', default: '256' }, lr: { type: 'string', default: '3e-3' }, warmup: { type: 'string' },
-        tokenizer: { type: 'string' }, init: { type: 'string' }, vocab: { type: 'string' }, 'save-every': { type: 'string' },
-      },
-    });
-    if (!v.corpus || !v.out) throw new Error(USAGE);
-    if (!['tiny', 'small', 'base'].includes(v.size!)) throw new Error(`--size must be tiny, small or base`);
-    await trainLm({
-      corpus: v.corpus, size: v.size as PresetName, steps: Number(v.steps), out: v.out, seed: Number(v.seed),
-      batch: Number(v.batch), len: Number(v.len), lr: Number(v.lr), warmup: v.warmup ? Number(v.warmup) : undefined,
-      tokenizer: v.tokenizer, init: v.init, vocab: v.vocab ? Number(v.vocab) : undefined,
-      saveEvery: v['save-every'] ? Number(v['save-every']) : undefined,
-    });
-  } else if (cmd === 'sample') {
-    const { values: v } = parseArgs({
-      args: rest, strict: true,
-      options: {
-        model: { type: 'string' }, prompt: { type: 'string', default: '' }, 'max-new-tokens': { type: 'string', default: '64' },
-        temperature: { type: 'string', default: '0.8' }, 'top-p': { type: 'string', default: '0.95' }, 'top-k': { type: 'string', default: '0' },
-        seed: { type: 'string', default: '0' }, stop: { type: 'string', multiple: true }, n: { type: 'string', default: '1' },
-        mode: { type: 'string', default: 'fast' }, json: { type: 'boolean', default: false },
-      },
-    });
-    if (!v.model || !existsSync(v.model)) throw new Error(USAGE);
-    const folder = await loadModelFolder(v.model);
-    const s = await samplerFromFolder(folder, nodeRuntime(), { mode: v.mode as 'fast' | 'exact' });
-    const n = Number(v.n), seed = Number(v.seed);
-    const t0 = performance.now();
-    const gens = await s.generate(Array.from({ length: n }, (_, i) => ({
-      prompt: v.prompt!, maxNewTokens: Number(v['max-new-tokens']), temperature: Number(v.temperature),
-      topP: Number(v['top-p']), topK: Number(v['top-k']), stop: v.stop ?? [], seed: seed + i,
-    })));
-    const ms = performance.now() - t0;
-    await s.release();
-    if (v.json) process.stdout.write(JSON.stringify(gens, null, 2) + '\n');
-    else for (const g of gens) process.stdout.write(`${v.prompt}${g.text}\n${n > 1 ? '---\n' : ''}`);
-    const toks = gens.reduce((a, g) => a + g.outputIds.length, 0);
-    process.stderr.write(`${toks} tokens in ${ms.toFixed(0)} ms (${(toks / (ms / 1000)).toFixed(0)} tok/s); finish: ${gens.map((g) => g.finishReason).join(',')}\n`);
-  } else {
-    process.stderr.write(USAGE + '\n');
-    process.exitCode = cmd ? 1 : 0;
-  }
+  if (argv.length === 0 || argv[0] === '--help') { process.stderr.write(USAGE + '\n'); return; }
+  let job: () => Promise<void>;
+  try {
+    const { sub, rest } = pickSubcommand('engine', ['train-lm', 'sample'] as const, argv);
+    if (sub === 'train-lm') {
+      const v = parseCliArgs(ENGINE_TRAIN_LM_CLI, rest);
+      if (v === 'help') { process.stdout.write(usage(ENGINE_TRAIN_LM_CLI) + '\n'); return; }
+      if (!existsSync(v.corpus)) throw new CliArgsError([`--corpus: no file ${v.corpus}`], usage(ENGINE_TRAIN_LM_CLI));
+      job = async () => {
+        await trainLm({
+          corpus: v.corpus, size: v.size as PresetName, steps: v.steps, out: v.out, seed: v.seed,
+          batch: v.batch, len: v.len, lr: v.lr, warmup: v.warmup,
+          tokenizer: v.tokenizer, init: v.init, vocab: v.vocab, saveEvery: v['save-every'],
+        });
+      };
+    } else {
+      const v = parseCliArgs(ENGINE_SAMPLE_CLI, rest);
+      if (v === 'help') { process.stdout.write(usage(ENGINE_SAMPLE_CLI) + '\n'); return; }
+      if (!existsSync(v.model)) throw new CliArgsError([`--model: no folder ${v.model}`], usage(ENGINE_SAMPLE_CLI));
+      job = () => sample(v);
+    }
+  } catch (e) { exitOnArgsError('engine', e); }
+  await job();
+}
+
+async function sample(v: CliValues<typeof ENGINE_SAMPLE_CLI.options>): Promise<void> {
+  const folder = await loadModelFolder(v.model);
+  const s = await samplerFromFolder(folder, nodeRuntime(), { mode: v.mode as 'fast' | 'exact' });
+  const n = v.n, seed = v.seed;
+  const t0 = performance.now();
+  const gens = await s.generate(Array.from({ length: n }, (_, i) => ({
+    prompt: v.prompt, maxNewTokens: v['max-new-tokens'], temperature: v.temperature,
+    topP: v['top-p'], topK: v['top-k'], stop: v.stop ?? [], seed: seed + i,
+  })));
+  const ms = performance.now() - t0;
+  await s.release();
+  if (v.json) process.stdout.write(JSON.stringify(gens, null, 2) + '\n');
+  else for (const g of gens) process.stdout.write(`${v.prompt}${g.text}\n${n > 1 ? '---\n' : ''}`);
+  const toks = gens.reduce((a, g) => a + g.outputIds.length, 0);
+  process.stderr.write(`${toks} tokens in ${ms.toFixed(0)} ms (${(toks / (ms / 1000)).toFixed(0)} tok/s); finish: ${gens.map((g) => g.finishReason).join(',')}\n`);
 }
 
 const isMain = !!process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1]);

@@ -11,32 +11,13 @@
 import { getWorld, listWorlds, replayReference, taskData, worldNames } from '../envs/worlds/index';
 import { explainVerdict, judgeEpisode } from '../envs/judges';
 import type { ChecklistItem, Message, PassCondition } from '../envs/types';
+import { CliArgsError, parseCliArgs, usage, type CliDef, type CliValues, type OptSpec } from './args';
+import { ENVS_CALL_CLI, ENVS_LIST_CLI, ENVS_SHOW_CLI, exitOnArgsError, pickSubcommand } from './defs';
 
-function parseArgs(argv: string[]): { cmd: string; opts: Record<string, string | true> } {
-  const [cmd = 'help', ...rest] = argv;
-  const opts: Record<string, string | true> = {};
-  for (let i = 0; i < rest.length; i++) {
-    const a = rest[i];
-    if (!a.startsWith('--')) throw new Error(`unexpected argument '${a}'`);
-    const key = a.slice(2);
-    const next = rest[i + 1];
-    if (next === undefined || next.startsWith('--')) opts[key] = true;
-    else { opts[key] = next; i++; }
-  }
-  return { cmd, opts };
-}
+type ListArgs = CliValues<typeof ENVS_LIST_CLI.options>;
+type ShowArgs = CliValues<typeof ENVS_SHOW_CLI.options>;
+type CallArgs = CliValues<typeof ENVS_CALL_CLI.options>;
 
-function need(opts: Record<string, string | true>, key: string): string {
-  const v = opts[key];
-  if (typeof v !== 'string') throw new Error(`missing --${key}`);
-  return v;
-}
-
-function seedOf(opts: Record<string, string | true>): number {
-  const s = Number(need(opts, 'seed'));
-  if (!Number.isInteger(s) || s < 0) throw new Error('--seed must be a non-negative integer');
-  return s;
-}
 
 function condText(c: PassCondition): string {
   switch (c.kind) {
@@ -62,9 +43,8 @@ function itemText(it: ChecklistItem): string {
   return `  ${it.id} w=${it.weight.toFixed(3)}${it.required_for_next_turn ? ' REQUIRED' : ''} ${it.question}\n      -> ${condText(it.pass_condition)}`;
 }
 
-function cmdList(opts: Record<string, string | true>): void {
-  const n = typeof opts.n === 'string' ? Number(opts.n) : 10000;
-  const sample = typeof opts.sample === 'string' ? Number(opts.sample) : 0;
+function cmdList(opts: ListArgs): void {
+  const { n, sample } = opts;
   for (const w of listWorlds()) {
     console.log(`${w.name}: ${w.description}`);
     console.log(`  tools (${w.tools().length}): ${w.tools().map((t) => t.name).join(', ')}`);
@@ -93,9 +73,9 @@ function cmdList(opts: Record<string, string | true>): void {
   }
 }
 
-function cmdShow(opts: Record<string, string | true>): void {
-  const w = getWorld(need(opts, 'world'));
-  const t = w.task(seedOf(opts));
+function cmdShow(opts: ShowArgs): void {
+  const w = getWorld(opts.world);
+  const t = w.task(opts.seed);
   if (opts.json) { console.log(JSON.stringify(taskData(t), null, 2)); return; }
   console.log(`${t.id}  split=${t.split}  difficulty=${t.difficulty}  tags=${t.tags.join(',') || '-'}`);
   console.log(`tools: ${t.makeEnv().tools().map((x) => x.name).join(', ')}`);
@@ -113,13 +93,32 @@ function cmdShow(opts: Record<string, string | true>): void {
   if (r.mismatches.length) console.log(`replay mismatches:\n  ${r.mismatches.join('\n  ')}`);
 }
 
-function cmdCall(opts: Record<string, string | true>): void {
-  const w = getWorld(need(opts, 'world'));
-  const t = w.task(seedOf(opts));
+/** The calls of `envs call`, or a CliArgsError listing what is wrong with --tool/--args/--calls. */
+function callsOf(opts: CallArgs): { name: string; arguments?: unknown }[] {
+  const problems: string[] = [];
+  const json = (flag: string, text: string): unknown => {
+    try { return JSON.parse(text); } catch (e) { problems.push(`--${flag} is not JSON: ${(e as Error).message}`); return undefined; }
+  };
+  let calls: { name: string; arguments?: unknown }[] = [];
+  if (opts.calls !== undefined) {
+    if (opts.tool !== undefined || opts.args !== undefined) problems.push('--calls excludes --tool and --args');
+    const v = json('calls', opts.calls);
+    if (v !== undefined) {
+      if (!Array.isArray(v) || !v.every((c) => typeof c === 'object' && c !== null && typeof (c as { name?: unknown }).name === 'string')) {
+        problems.push('--calls must be a JSON list of {"name": …, "arguments": {…}}');
+      } else calls = v as typeof calls;
+    }
+  } else if (opts.tool === undefined) problems.push('need --tool NAME (or --calls)');
+  else calls = [{ name: opts.tool, arguments: opts.args === undefined ? {} : json('args', opts.args) }];
+  if (problems.length) throw new CliArgsError(problems, usage(ENVS_CALL_CLI));
+  return calls;
+}
+
+function cmdCall(opts: CallArgs): void {
+  const calls = callsOf(opts);
+  const w = getWorld(opts.world);
+  const t = w.task(opts.seed);
   const env = t.makeEnv();
-  const calls: { name: string; arguments?: unknown }[] = typeof opts.calls === 'string'
-    ? JSON.parse(opts.calls) as { name: string; arguments?: unknown }[]
-    : [{ name: need(opts, 'tool'), arguments: typeof opts.args === 'string' ? JSON.parse(opts.args) as unknown : {} }];
   for (const c of calls) {
     const obs = env.call(c.name, c.arguments ?? {});
     if (opts.json) console.log(JSON.stringify({ call: c, observation: obs }));
@@ -134,13 +133,27 @@ function help(): void {
   call --world <name> --seed N --tool NAME [--args JSON] | --calls '[{"name":…,"arguments":{…}},…]' [--json]`);
 }
 
+const SUBCOMMANDS = ['list', 'show', 'call'] as const;
+type Sub = (typeof SUBCOMMANDS)[number];
+const DEFS = { list: ENVS_LIST_CLI, show: ENVS_SHOW_CLI, call: ENVS_CALL_CLI } as unknown as Record<Sub, CliDef<Record<string, OptSpec>>>;
+
 function main(): void {
-  const { cmd, opts } = parseArgs(process.argv.slice(2));
-  switch (cmd) {
-    case 'list': return cmdList(opts);
-    case 'show': return cmdShow(opts);
-    case 'call': return cmdCall(opts);
-    default: return help();
+  const argv = process.argv.slice(2);
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') return help();
+  let sub: Sub;
+  let opts: Record<string, unknown>;
+  try {
+    const picked = pickSubcommand('envs', SUBCOMMANDS, argv);
+    sub = picked.sub;
+    const parsed = parseCliArgs(DEFS[sub], picked.rest);
+    if (parsed === 'help') { console.log(usage(DEFS[sub])); return; }
+    opts = parsed;
+    if (sub === 'call') callsOf(opts as CallArgs);   // argument problems before any work
+  } catch (e) { exitOnArgsError('envs', e); }
+  switch (sub) {
+    case 'list': return cmdList(opts as ListArgs);
+    case 'show': return cmdShow(opts as ShowArgs);
+    case 'call': return cmdCall(opts as CallArgs);
   }
 }
 

@@ -19,38 +19,62 @@
 //   --json                 machine-readable output on stdout
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { profileFromConfig, rolloutSettings } from '../agent/profile';
 import { formatForTokenizerConfig, type ChatFormat } from '../agent/chatTemplate';
 import { summarizeFidelity, trajectoryFidelity } from '../agent/fidelity';
 import { rollout, type RolloutConfig } from '../agent/rollout';
-import { expertGenerator } from '../agent/testing';
+import { expertGenerator } from '../agent/expert';
 import { exportTraces } from '../agent/traces';
 import type { RolloutMode, Trajectory } from '../agent/types';
 import type { TextGenerator } from '../engine/generator';
 import { explainVerdict } from '../envs/judges';
 import { getWorld, taskById } from '../envs/worlds/index';
 import type { Task } from '../envs/types';
-import { arg, flag } from './util';
+import { CliArgsError, parseCliArgs, usage, type CliValues } from './args';
+import { exitOnArgsError, ROLLOUT_CLI } from './defs';
+import { isHfModelRef } from '../engine/hf/ref-node';
 
-function num(name: string, dflt: number): number {
-  const v = arg(name);
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isFinite(n)) throw new Error(`--${name} must be a number`);
-  return n;
+type Args = CliValues<typeof ROLLOUT_CLI.options>;
+
+/**
+ * The schema's checks plus the ones across options (a task, a policy), all reported together. Pure: the
+ * tests call it with argv lists.
+ */
+export function rolloutArgs(argv: string[]): Args | 'help' {
+  // Which options were given at all: the checks across options run even when a value is malformed.
+  const has = (k: string) => argv.some((x) => x === `--${k}` || x.startsWith(`--${k}=`));
+  const problems: string[] = [];
+  if (!has('model') && !has('expert')) problems.push('need --model DIR (or --expert for a model-free check)');
+  if (has('model') && has('expert')) problems.push('--model and --expert exclude each other');
+  if (!has('task') && !(has('world') && has('task-seed'))) problems.push('need --world NAME --task-seed N (or --task WORLD-SEED)');
+  let a: Args | 'help';
+  try {
+    a = parseCliArgs(ROLLOUT_CLI, argv);
+  } catch (e) {
+    if (e instanceof CliArgsError) throw new CliArgsError([...e.problems, ...problems], e.usage);
+    throw e;
+  }
+  if (a === 'help') return a;
+  if (a.task) {
+    try { taskById(a.task); } catch (e) { problems.push(`--task: ${(e as Error).message}`); }
+  }
+  if (a.simulator && a.mode !== 'simulator') problems.push('--simulator is only used with --mode simulator');
+  if (problems.length) throw new CliArgsError(problems, usage(ROLLOUT_CLI));
+  return a;
 }
 
-function loadTask(): Task {
-  const id = arg('task');
-  if (id) return taskById(id);
-  const world = arg('world');
-  const seed = arg('task-seed');
-  if (!world || seed === undefined) throw new Error('need --world NAME --task-seed N (or --task WORLD-SEED)');
-  return getWorld(world).task(Number(seed));
+function loadTask(a: Args): Task {
+  return a.task ? taskById(a.task) : getWorld(a.world!).task(a['task-seed']!);
 }
 
 async function loadModel(dir: string, name: string): Promise<{ gen: TextGenerator; format: ChatFormat; release: () => Promise<void> }> {
+  // A Hugging Face model (hub id, URL, or an onnx-community folder) runs through transformers.js with its own chat template.
+  if (isHfModelRef(dir)) {
+    const m = await (await import('../engine/hf/node')).loadHfModelNode(dir, { name: `${name}:hf:${dir}` });
+    return { gen: m.generator, format: formatForTokenizerConfig(m.tokenizerConfig), release: () => m.generator.release() };
+  }
   // Imported lazily so --expert runs need no native runtime.
   const [{ loadModelFolder }, { samplerFromFolder }, { nodeRuntime }] = await Promise.all([
     import('../engine/modelFolder'), import('../engine/sampler'), import('../engine/runtime-node'),
@@ -100,55 +124,55 @@ function printHuman(task: Task, mode: RolloutMode, ts: Trajectory[]): void {
 }
 
 async function main(): Promise<void> {
-  if (flag('help') || process.argv.length <= 2) {
-    process.stdout.write('usage: npm run rollout -- (--model DIR | --expert) --world NAME --task-seed N [--mode rehearsal] [--n 4] [--json]\n');
-    return;
-  }
-  const task = loadTask();
-  const mode = (arg('mode') ?? 'rehearsal') as RolloutMode;
-  if (!['real', 'simulator', 'rehearsal'].includes(mode)) throw new Error('--mode must be real, simulator or rehearsal');
-  const n = num('n', 4);
+  let a: Args;
+  try {
+    const r = rolloutArgs(process.argv.slice(2));
+    if (r === 'help') { process.stdout.write(`${usage(ROLLOUT_CLI)}\n`); return; }
+    a = r;
+  } catch (e) { exitOnArgsError('rollout', e); }
+  const task = loadTask(a);
+  const mode = a.mode as RolloutMode;
+  const n = a.n;
   const releases: (() => Promise<void>)[] = [];
   let policy: TextGenerator;
   let simulator: TextGenerator | undefined;
   let format: ChatFormat | undefined;
   let simFormat: ChatFormat | undefined;
-  const modelDir = arg('model');
-  if (flag('expert') || !modelDir) {
-    if (!flag('expert')) throw new Error('need --model DIR (or --expert for a model-free check)');
+  const modelDir = a.model;
+  if (!modelDir) {
     policy = expertGenerator([task]);
     simulator = mode === 'simulator' ? expertGenerator([task], { name: 'expert-simulator' }) : undefined;
   } else {
     const p = await loadModel(modelDir, 'policy');
     policy = p.gen; format = p.format; releases.push(p.release);
     if (mode === 'simulator') {
-      const s = await loadModel(arg('simulator') ?? modelDir, 'simulator');
+      const s = await loadModel(a.simulator ?? modelDir, 'simulator');
       simulator = s.gen; simFormat = s.format; releases.push(s.release);
     }
   }
-  const short = flag('short');
-  const sampling = { temperature: num('temperature', 1), topP: num('top-p', 1), topK: num('top-k', 0) };
+  const short = a.short;
+  const sampling = { temperature: a.temperature, topP: a['top-p'], topK: a['top-k'] };
   // A model folder carries the prompting profile it was trained with; prompting it any other way is off-distribution.
-  const profile = modelDir ? profileFromConfig(JSON.parse(readFileSync(join(modelDir, 'config.json'), 'utf8'))) : undefined;
+  const profile = modelDir && !isHfModelRef(modelDir) ? profileFromConfig(JSON.parse(readFileSync(join(modelDir, 'config.json'), 'utf8'))) : undefined;
   const cfg: RolloutConfig = {
-    mode, policy, simulator, format, simulatorFormat: simFormat, seed: num('seed', 0),
+    mode, policy, simulator, format, simulatorFormat: simFormat, seed: a.seed,
     ...(profile ? rolloutSettings(profile) : {}),
-    act: { ...profile?.act, ...sampling, maxNewTokens: num('act-tokens', profile?.act.maxNewTokens ?? 192) },
-    rehearse: { ...profile?.rehearse, ...sampling, maxNewTokens: num('rehearse-tokens', profile?.rehearse.maxNewTokens ?? 384) },
+    act: { ...profile?.act, ...sampling, maxNewTokens: a['act-tokens'] ?? profile?.act.maxNewTokens ?? 192 },
+    rehearse: { ...profile?.rehearse, ...sampling, maxNewTokens: a['rehearse-tokens'] ?? profile?.rehearse.maxNewTokens ?? 384 },
     actPrompt: profile ? profile.actPrompt : short ? { maxHistory: 8 } : {},
     rehearsePrompt: profile ? profile.rehearsePrompt : short ? { hints: 'same-tool', maxHistory: 4, style: 'short' } : {},
-    judgeOn: arg('judge-on') === 'real' ? 'real' : 'shown',
-    errorsEndEpisode: !flag('keep-going'),
-    onRound: ({ round, live, requests }) => { if (!flag('json')) process.stderr.write(`round ${round}: ${live} live, ${requests} generations\n`); },
+    judgeOn: a['judge-on'] === 'real' ? 'real' : 'shown',
+    errorsEndEpisode: !a['keep-going'],
+    onRound: ({ round, live, requests }) => { if (!a.json) process.stderr.write(`round ${round}: ${live} live, ${requests} generations\n`); },
   };
   const t0 = Date.now();
   const specs = Array.from({ length: n }, (_, j) => ({ task, sample: j, groupId: task.id }));
   const ts = await rollout(specs, cfg);
   const seconds = (Date.now() - t0) / 1000;
   for (const r of releases) await r();
-  const tracesFile = arg('traces');
+  const tracesFile = a.traces;
   if (tracesFile) writeFileSync(tracesFile, exportTraces(ts));
-  if (flag('json')) {
+  if (a.json) {
     const all = summarizeFidelity(ts.flatMap(trajectoryFidelity));
     process.stdout.write(`${JSON.stringify({
       task: { id: task.id, world: task.world, split: task.split, difficulty: task.difficulty, userTurns: task.userTurns },
@@ -163,7 +187,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  process.stderr.write(`rollout: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exit(1);
-});
+const isMain = !!process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1]);
+if (isMain) {
+  main().catch((e) => {
+    process.stderr.write(`rollout: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
+}

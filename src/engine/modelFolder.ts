@@ -29,9 +29,42 @@ export function toHfConfig(cfg: LlamaConfig, ids: SpecialIds, extra: Record<stri
   };
 }
 
+/**
+ * Why a model folder could not be loaded. Every failure of `loadModelFolder` is one of these, so a page or
+ * CLI can show the code and message for a folder from anywhere (a URL, a user's disk) without crashing.
+ */
+export type ModelFolderErrorCode = 'missing_file' | 'bad_json' | 'bad_config' | 'bad_tokenizer' | 'tokenizer_mismatch' | 'bad_weights';
+
+export class ModelFolderError extends Error {
+  constructor(readonly code: ModelFolderErrorCode, message: string) {
+    super(message);
+    this.name = 'ModelFolderError';
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
+
 /** The LlamaConfig inside a config.json (unknown keys such as our provenance block are dropped). */
 export function fromHfConfig(c: Record<string, any>): LlamaConfig {
-  if (c.model_type !== 'llama') throw new Error(`unsupported model_type ${c.model_type}`);
+  const bad = (why: string) => new ModelFolderError('bad_config', `config.json: ${why}`);
+  if (!isObject(c)) throw bad('not a JSON object');
+  if (c.model_type !== 'llama') throw bad(`unsupported model_type ${JSON.stringify(c.model_type)}`);
+  for (const k of ['hidden_size', 'intermediate_size', 'num_hidden_layers', 'num_attention_heads', 'vocab_size', 'max_position_embeddings']) {
+    if (!isCount(c[k])) throw bad(`${k} must be a positive integer (got ${JSON.stringify(c[k])})`);
+  }
+  const kvHeads = c.num_key_value_heads ?? c.num_attention_heads;
+  if (kvHeads !== c.num_attention_heads) throw bad('grouped-query attention (num_key_value_heads ≠ num_attention_heads) is not supported');
+  if (c.hidden_size % c.num_attention_heads || (c.hidden_size / c.num_attention_heads) % 2) throw bad('hidden_size / num_attention_heads must be an even integer (rotary)');
+  for (const k of ['rms_norm_eps', 'rope_theta']) {
+    if (c[k] !== undefined && !(typeof c[k] === 'number' && Number.isFinite(c[k]) && c[k] > 0)) throw bad(`${k} must be a positive number (got ${JSON.stringify(c[k])})`);
+  }
+  if (c.tie_word_embeddings !== undefined && c.tie_word_embeddings !== false) throw bad('tied embeddings are not supported');
+  if (c.architectures !== undefined && !(Array.isArray(c.architectures) && c.architectures.every((a: unknown) => typeof a === 'string'))) throw bad('architectures must be a list of names');
+  for (const k of ['bos_token_id', 'eos_token_id', 'pad_token_id']) {
+    const v = c[k];
+    if (v !== undefined && v !== null && !(Number.isSafeInteger(v) && v >= 0 && v < c.vocab_size)) throw bad(`${k} must be a token id below vocab_size (got ${JSON.stringify(v)})`);
+  }
   return {
     model_type: 'llama',
     architectures: c.architectures ?? ['LlamaForCausalLM'],
@@ -39,7 +72,7 @@ export function fromHfConfig(c: Record<string, any>): LlamaConfig {
     intermediate_size: c.intermediate_size,
     num_hidden_layers: c.num_hidden_layers,
     num_attention_heads: c.num_attention_heads,
-    num_key_value_heads: c.num_key_value_heads ?? c.num_attention_heads,
+    num_key_value_heads: kvHeads,
     vocab_size: c.vocab_size,
     max_position_embeddings: c.max_position_embeddings,
     rms_norm_eps: c.rms_norm_eps ?? 1e-6,
@@ -51,6 +84,30 @@ export function fromHfConfig(c: Record<string, any>): LlamaConfig {
     pad_token_id: c.pad_token_id,
     torch_dtype: 'float32',
   };
+}
+
+/**
+ * Shape checks of a tokenizer.json before BPETokenizer reads it, and the ids it may use against the
+ * model's vocabulary: an id at or above vocab_size would index past the embedding table.
+ */
+function checkTokenizer(t: unknown, vocabSize: number): TokenizerJSON {
+  const bad = (why: string) => new ModelFolderError('bad_tokenizer', `tokenizer.json: ${why}`);
+  if (!isObject(t)) throw bad('not a JSON object');
+  const m = t.model;
+  if (!isObject(m) || m.type !== 'BPE') throw bad('model.type must be "BPE"');
+  if (!isObject(m.vocab)) throw bad('model.vocab must be an object of token → id');
+  if (!Array.isArray(m.merges) || !m.merges.every((x: unknown) => (Array.isArray(x) && x.length === 2 && x.every((y) => typeof y === 'string')) || typeof x === 'string')) {
+    throw bad('model.merges must be a list of [left, right] pairs');
+  }
+  if (!Array.isArray(t.added_tokens) || !t.added_tokens.every((a: unknown) => isObject(a) && typeof a.content === 'string' && Number.isSafeInteger(a.id))) {
+    throw bad('added_tokens must be a list of {id, content}');
+  }
+  const ids = [...Object.values(m.vocab), ...t.added_tokens.map((a: { id: number }) => a.id)];
+  for (const id of ids) {
+    if (!Number.isSafeInteger(id) || (id as number) < 0) throw bad(`token ids must be integers ≥ 0 (got ${JSON.stringify(id)})`);
+    if ((id as number) >= vocabSize) throw new ModelFolderError('tokenizer_mismatch', `tokenizer.json has id ${id}, but config.json vocab_size is ${vocabSize}`);
+  }
+  return t as unknown as TokenizerJSON;
 }
 
 export interface FileSource {
@@ -141,8 +198,8 @@ export function paramsFromSafetensors(cfg: LlamaConfig, t: SafeTensors): Params 
   const out: Params = {};
   for (const { name, shape } of paramSpecs(cfg)) {
     const x = t[name];
-    if (!x) throw new Error(`model.safetensors lacks ${name}`);
-    if (x.dtype !== 'F32' || x.shape.join(',') !== shape.join(',')) throw new Error(`${name}: expected F32 [${shape}], got ${x.dtype} [${x.shape}]`);
+    if (!x) throw new ModelFolderError('bad_weights', `model.safetensors lacks ${name}`);
+    if (x.dtype !== 'F32' || x.shape.join(',') !== shape.join(',')) throw new ModelFolderError('bad_weights', `${name}: expected F32 [${shape}], got ${x.dtype} [${x.shape}]`);
     out[name] = x.data as Float32Array;
   }
   return out;
@@ -207,20 +264,36 @@ export async function loadModelFolder(src: string | FileSource): Promise<ModelFo
   const source = typeof src === 'string'
     ? (/^(https?:|blob:|\/\/)/.test(src) || typeof process === 'undefined' || !process.versions?.node ? fetchFileSource(src) : nodeFileSource(src))
     : src;
-  const readJson = async (p: string) => JSON.parse(dec.decode(await source.read(p)));
-  const [rawConfig, tokenizerJson, tokCfg, weightsBytes] = await Promise.all([
-    readJson('config.json') as Promise<Record<string, any>>,
-    readJson('tokenizer.json') as Promise<TokenizerJSON>,
-    readJson('tokenizer_config.json') as Promise<Record<string, unknown>>,
-    source.read('model.safetensors'),
-  ]);
-  const generationConfig = (await source.has('generation_config.json')) ? await readJson('generation_config.json') : {};
+  const read = async (p: string): Promise<Uint8Array> => {
+    try { return await source.read(p); } catch (e) { throw new ModelFolderError('missing_file', `${p}: ${(e as Error)?.message ?? String(e)}`); }
+  };
+  const readJson = async (p: string): Promise<Record<string, any>> => {
+    const bytes = await read(p);
+    let v: unknown;
+    try { v = JSON.parse(dec.decode(bytes)); } catch (e) { throw new ModelFolderError('bad_json', `${p}: ${(e as Error).message}`); }
+    if (!isObject(v)) throw new ModelFolderError('bad_json', `${p}: not a JSON object`);
+    return v;
+  };
+  // Read in parallel (over fetch these are round trips), then report the first failure in file order;
+  // allSettled so the other reads' rejections are never left unhandled.
+  const settled = await Promise.allSettled([readJson('config.json'), readJson('tokenizer.json'), readJson('tokenizer_config.json'), read('model.safetensors')]);
+  for (const r of settled) if (r.status === 'rejected') throw r.reason;
+  const [rawConfig, tokenizerRaw, tokCfg] = settled.slice(0, 3).map((r) => (r as PromiseFulfilledResult<Record<string, any>>).value);
+  const weightsBytes = (settled[3] as PromiseFulfilledResult<Uint8Array>).value;
   const config = fromHfConfig(rawConfig);
+  const tokenizerJson = checkTokenizer(tokenizerRaw, config.vocab_size);
+  const generationConfig = (await source.has('generation_config.json')) ? await readJson('generation_config.json') : {};
   const ids = { bos: rawConfig.bos_token_id, eos: rawConfig.eos_token_id, pad: rawConfig.pad_token_id ?? rawConfig.eos_token_id };
+  let tensors: SafeTensors;
+  try { tensors = readSafetensors(weightsBytes).tensors; } catch (e) { throw new ModelFolderError('bad_weights', `model.safetensors: ${(e as Error).message}`); }
+  // The shapes were checked above; what the constructor still refuses is inconsistency (a merge of tokens
+  // the vocabulary lacks, a missing byte symbol).
+  let tokenizer: BPETokenizer;
+  try { tokenizer = new BPETokenizer(tokenizerJson); } catch (e) { throw new ModelFolderError('bad_tokenizer', `tokenizer.json: ${(e as Error).message}`); }
   return {
     rawConfig, config, ids, generationConfig, tokenizerJson, tokenizerConfig: tokCfg,
-    tokenizer: new BPETokenizer(tokenizerJson),
-    params: paramsFromSafetensors(config, readSafetensors(weightsBytes).tensors),
+    tokenizer,
+    params: paramsFromSafetensors(config, tensors),
     readOnnx: async () => ((await source.has(ONNX_PATH)) ? source.read(ONNX_PATH) : null),
     source,
   };

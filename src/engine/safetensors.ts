@@ -64,14 +64,20 @@ export function readSafetensors(buf: Uint8Array | ArrayBuffer): ReadResult {
   const dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
   const hlen = Number(dv.getBigUint64(0, true));
   if (8 + hlen > u8.length) throw new Error('safetensors: header length exceeds file');
-  const header = JSON.parse(new TextDecoder().decode(u8.subarray(8, 8 + hlen))) as Record<string, any>;
+  let header: Record<string, any>;
+  try { header = JSON.parse(new TextDecoder().decode(u8.subarray(8, 8 + hlen))); } catch (e) { throw new Error(`safetensors: header is not JSON (${(e as Error).message})`); }
+  if (typeof header !== 'object' || header === null || Array.isArray(header)) throw new Error('safetensors: header is not a JSON object');
   const base = 8 + hlen;
   const dataLen = u8.length - base;
   const tensors: SafeTensors = {};
   let metadata: Record<string, string> = {};
   for (const [name, info] of Object.entries(header)) {
     if (name === '__metadata__') { metadata = info; continue; }
+    // The header comes from the file: check every field's type before using it.
+    if (typeof info !== 'object' || info === null) throw new Error(`safetensors: ${name} is not a tensor entry`);
     const dtype = info.dtype as string;
+    if (!Array.isArray(info.shape) || !info.shape.every((d: unknown) => Number.isSafeInteger(d) && (d as number) >= 0)) throw new Error(`safetensors: ${name} has a bad shape`);
+    if (!Array.isArray(info.data_offsets) || info.data_offsets.length !== 2 || !info.data_offsets.every((d: unknown) => Number.isSafeInteger(d) && (d as number) >= 0)) throw new Error(`safetensors: ${name} has bad data_offsets`);
     if (dtype !== 'F32' && dtype !== 'I64') throw new Error(`safetensors: ${name} has unsupported dtype ${dtype}`);
     const [s, e] = info.data_offsets as [number, number];
     const shape = info.shape as number[];

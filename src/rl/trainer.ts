@@ -77,6 +77,8 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
 
 /** Structured config validation: every problem, not just the first. */
 export function validateTrainConfig(c: Partial<TrainConfig>): { ok: true; config: TrainConfig } | { ok: false; errors: string[] } {
+  // A config file may hold any JSON: anything but an object is one problem, not a TypeError.
+  if (typeof c !== 'object' || c === null || Array.isArray(c)) return { ok: false, errors: [`a training config must be a JSON object (got ${c === null ? 'null' : Array.isArray(c) ? 'a list' : typeof c})`] };
   const cfg = { ...DEFAULT_TRAIN_CONFIG, ...c };
   const errors: string[] = [];
   const known = new Set(Object.keys(DEFAULT_TRAIN_CONFIG));
@@ -88,7 +90,11 @@ export function validateTrainConfig(c: Partial<TrainConfig>): { ok: true; config
   for (const k of ['lr', 'weightDecay', 'gradClip', 'temperature', 'clipRatioLow', 'clipRatioHigh', 'klCoef'] as const) {
     if (typeof cfg[k] !== 'number' || !Number.isFinite(cfg[k]) || cfg[k] < 0) errors.push(`${k} must be a finite number ≥ 0 (got ${JSON.stringify(cfg[k])})`);
   }
-  if (cfg.clipRatioC <= 1) errors.push('clipRatioC must be > 1 (dual-clip)');
+  if (typeof cfg.clipRatioC !== 'number' || !Number.isFinite(cfg.clipRatioC) || cfg.clipRatioC <= 1) errors.push(`clipRatioC must be a finite number > 1 (dual-clip; got ${JSON.stringify(cfg.clipRatioC)})`);
+  for (const k of ['seed', 'topK', 'evalEvery', 'checkpointEvery'] as const) {
+    if (!Number.isSafeInteger(cfg[k]) || cfg[k] < 0) errors.push(`${k} must be an integer ≥ 0 (got ${JSON.stringify(cfg[k])})`);
+  }
+  if (typeof cfg.topP !== 'number' || !(cfg.topP >= 0 && cfg.topP <= 1)) errors.push(`topP must be a number in [0, 1] (got ${JSON.stringify(cfg.topP)})`);
   if (!Number.isInteger(cfg.evalProbes) || cfg.evalProbes < 0) errors.push(`evalProbes must be an integer ≥ 0 (got ${JSON.stringify(cfg.evalProbes)})`);
   if (!['none', 'group', 'batch'].includes(cfg.stdNorm)) errors.push('stdNorm must be none | group | batch');
   if (!SINGLETON_RULES.includes(cfg.singletonGroups)) errors.push(`singletonGroups must be ${SINGLETON_RULES.join(' | ')}`);
