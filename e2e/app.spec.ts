@@ -16,29 +16,36 @@ test('?backend=wasm: status bar, smoke graph vs Node, URL state round trip', asy
   expect(smoke.kind).toBe('wasm');
   expect(maxAbsDiff(smoke.output, await nodeSmoke())).toBeLessThan(1e-5);
 
-  // The hash selected the tab and its settings; unknown keys and invalid values fell back to defaults and
-  // the URL was normalised to what the controls show.
+  // The hash selected the tab and its settings; unknown keys and invalid values fell back to defaults, a
+  // notice lists them (a link never changes silently), and the URL was normalised to what the controls show.
+  const notice = page.getByTestId('url-notice');
+  await expect(notice).toContainText('bogus=1');
+  await expect(notice).toContainText('unknown setting');
+  await expect(notice).toContainText('t.group=notanumber');
   await expect(page.getByRole('tab', { name: 'Train' })).toHaveAttribute('aria-selected', 'true');
   await expect(page.locator('#f-t\\.lr')).toHaveValue('0.0003');
   await expect(page.locator('#f-t\\.steps')).toHaveValue('7');
   await expect(page.locator('#f-t\\.group')).toHaveValue('4');
   expect(new URL(page.url()).hash).toBe('#/train?t.steps=7&t.lr=0.0003');
 
+  // Numeric fields commit on Enter (or blur), not on every keystroke.
   await page.locator('#f-t\\.steps').fill('9');
+  await page.locator('#f-t\\.steps').press('Enter');
   await expect.poll(() => new URL(page.url()).hash).toContain('t.steps=9');
   await page.getByRole('tab', { name: 'Rollout' }).click();
   await expect.poll(() => new URL(page.url()).hash).toMatch(/^#\/rollout\?/);
   expect(new URL(page.url()).search).toBe('?backend=wasm');
   await page.locator('#f-r\\.k').fill('3');
+  await page.locator('#f-r\\.k').blur();
   await expect.poll(() => new URL(page.url()).hash).toContain('r.k=3');
   // Back returns to the previous tab with its settings.
   await page.goBack();
   await expect(page.getByRole('tab', { name: 'Train' })).toHaveAttribute('aria-selected', 'true');
   await expect(page.locator('#f-t\\.steps')).toHaveValue('9');
 
-  // Without a model chosen the Rollout page falls back to a shipped model, so it works offline as opened.
+  // Without a model chosen the Rollout page falls back to the best shipped model, so it works offline as opened.
   await page.getByRole('tab', { name: 'Rollout' }).click();
-  await expect(page.locator('#f-m\\.model')).toHaveValue('envace-tiny');
+  await expect(page.locator('#f-m\\.model')).toHaveValue('envace-small');
   await expect(page.getByRole('button', { name: 'Run', exact: true })).toBeEnabled();
   await page.screenshot({ path: shot('app-wasm-rollout-shell'), fullPage: true });
 });

@@ -22,7 +22,7 @@ import { openApp, shot } from './helpers';
 const NAME = 'e2e-tiny';
 const K = 2, SEED = 5, MAX = 12, TURNS = 2;
 // envace-tiny, greedy, on this task: act, rehearse (wrong), act, rehearse (exact), act (bad JSON) → 5 generations.
-const SHIPPED = 'envace-tiny', STEP_TASK = 'files-40', STEP_HASH = `#/rollout?r.world=files&r.task=${STEP_TASK}&r.k=1&r.temp=0&r.turns=4`;
+const SHIPPED = 'envace-tiny', STEP_TASK = 'files-40', STEP_HASH = `#/rollout?m.model=${SHIPPED}&r.world=files&r.task=${STEP_TASK}&r.k=1&r.temp=0&r.turns=4`;
 // (The page sends its max-new-tokens control, default 128, over the profile's budget; so does the reference.)
 
 async function nodeRollout(dir: string, taskId: string | null, k: number, seed: number, temperature: number, maxNew: number | null, turns: number): Promise<Trajectory[]> {
@@ -61,11 +61,13 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
   const lap = (what: string) => console.log(`[rollout wasm] ${what}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const ref = await nodeRollout(path.join('tmp/e2e-models', NAME), null, K, SEED, 1, MAX, TURNS);
 
-  await openApp(page, '?backend=wasm', `#/rollout?m.model=${NAME}&r.k=${K}&r.seed=${SEED}&r.max=${MAX}&r.turns=${TURNS}`);
+  await openApp(page, '?backend=wasm', `#/rollout?m.model=${NAME}&r.world=retail&r.k=${K}&r.seed=${SEED}&r.max=${MAX}&r.turns=${TURNS}&r.temp=1`);
   await expect(page.getByTestId('rollout-backend')).toHaveText('wasm');
   await expect(page.getByTestId('task-meta')).toContainText('test');
   lap('open');
   await page.getByRole('button', { name: 'Run', exact: true }).click();
+  // The page opened on the shipped demo trace: wait for this run's view before reading the timeline.
+  await expect(page.getByTestId('run-status')).toContainText('full run', { timeout: 120_000 });
   const timeline = page.getByTestId('rollout-timeline');
   await expect(timeline.getByTestId('termination')).toHaveText(ref[0]!.terminatedBy, { timeout: 120_000 });
   await expect(timeline.locator('.traj-picker button')).toHaveCount(K);
@@ -91,7 +93,7 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
   expect(shippedRef.rows.length).toBeGreaterThanOrEqual(4);
   await page.goto(`/?backend=wasm${STEP_HASH}`); // hash-only change: same document, worker stays warm
   await expect(page.locator('#f-m\\.model')).toHaveValue(SHIPPED);
-  await expect(page.getByTestId('task-meta')).toContainText(/test · \d/);
+  await expect(page.getByTestId('task-meta')).toContainText(/split test · difficulty \d/);
   const stepButton = page.getByRole('button', { name: /^Step/ });
   let prev: [number, string][] = [];
   for (let k = 1; k <= 3; k++) {
@@ -128,6 +130,7 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
 
   // The whole rollout: an independent computation (no memo), whose prefix the steps were.
   await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await expect(page.getByTestId('run-status')).toContainText('full run', { timeout: 60_000 });
   await expect(timeline.getByTestId('termination')).toHaveText(shippedRef.terminatedBy, { timeout: 60_000 });
   const full = await shownRows(page);
   expect(full.map((r) => r[1])).toEqual(shippedRef.rows.map((r) => r.text));
@@ -196,15 +199,16 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
   lap('benchmarks');
 });
 
-test('rollout on WebGPU (default backend): a short rehearsal run and a step', async ({ page }) => {
+test('rollout on WebGPU (?backend=webgpu): a short rehearsal run and a step', async ({ page }) => {
   const t0 = Date.now();
-  // One Act (a call) and its Rehearse, then the turn cap: two short generations.
-  const info = await openApp(page, '', `${STEP_HASH.replace('r.turns=4', 'r.turns=1')}&r.max=20`);
+  // One Act (a call) and its Rehearse, then the turn cap: two short generations. Forced: in auto mode a
+  // fallback adapter (SwiftShader here) loses to WASM at start (ux.spec.ts).
+  const info = await openApp(page, '?backend=webgpu', `${STEP_HASH.replace('r.turns=4', 'r.turns=1')}&r.max=20`);
   expect(info.kind).toBe('webgpu');
   console.log(`[rollout webgpu] open: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   await expect(page.getByTestId('rollout-backend')).toHaveText('webgpu');
   await page.getByRole('button', { name: 'Run', exact: true }).click();
-  await expect(page.getByTestId('rollout-timeline').getByTestId('termination')).not.toBeEmpty({ timeout: 120_000 });
+  await expect(page.getByTestId('run-status')).toContainText('full run', { timeout: 120_000 });
   const full = await shownRows(page);
   expect(full.length).toBe(2);
   await expect(page.getByTestId('rehearse-row').getByTestId('real-panel')).not.toContainText('not recorded');

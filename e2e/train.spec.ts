@@ -129,7 +129,9 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
   // skips the update and the page says so.
   await page.getByRole('button', { name: 'Pooled baseline' }).click();
   await page.locator('#f-t\\.steps').fill('1');
+  await page.locator('#f-t\\.steps').press('Enter'); // numeric fields commit on Enter or blur
   await page.locator('#f-t\\.eval').fill('0');
+  await page.locator('#f-t\\.eval').press('Enter');
   await expect.poll(() => new URL(page.url()).hash).toContain('t.adv=pooled');
   await page.evaluate(() => window.__envaceTrain!.api().trainDebugPoisonNextStep());
   await page.getByRole('button', { name: 'Start', exact: true }).click();

@@ -1,4 +1,6 @@
+import { useEffect } from 'react';
 import { useApp } from './store';
+import { startWorker } from './worker';
 import { PAGES, type Page } from './urlState';
 import { StatusBar } from './components/StatusBar';
 import { RolloutPage } from './pages/Rollout';
@@ -11,6 +13,8 @@ const TITLES: Record<Page, string> = { rollout: 'Rollout', train: 'Train', bench
 export function App() {
   const page = useApp((s) => s.page);
   const setPage = useApp((s) => s.setPage);
+  // The frame after the first commit is on screen: now the compute worker may take the CPU.
+  useEffect(() => { requestAnimationFrame(() => setTimeout(startWorker, 0)); }, []);
   return (
     <div className="app">
       <nav className="topbar">

@@ -8,8 +8,36 @@ import { parseQuery } from './urlState';
 
 export type Api = Comlink.Remote<ComputeApi>;
 
-const worker = new Worker(new URL('../worker/compute.worker.ts', import.meta.url), { type: 'module', name: 'envace-compute' });
-export const api: Api = Comlink.wrap<ComputeApi>(worker);
+// The worker starts after the page's first frame: its script (≈0.9 MB) and ORT's init (a 28 MB wasm compile,
+// the adapter probe, the backend timing) compete for the CPU, and the Rollout page must paint its shipped
+// trace first. Until then, messages for it queue in this endpoint (Comlink only needs postMessage and
+// message listeners), so `api` can be used at once.
+let real: Worker | null = null;
+const queued: [unknown, Transferable[]][] = [];
+const listeners: [string, EventListenerOrEventListenerObject, unknown][] = [];
+const endpoint: Comlink.Endpoint = {
+  postMessage(msg: unknown, transfer: Transferable[] = []) { if (real) real.postMessage(msg, transfer); else queued.push([msg, transfer]); },
+  addEventListener(type: string, l: EventListenerOrEventListenerObject, o?: unknown) {
+    listeners.push([type, l, o]);
+    real?.addEventListener(type, l, o as AddEventListenerOptions);
+  },
+  removeEventListener(type: string, l: EventListenerOrEventListenerObject, o?: unknown) {
+    const i = listeners.findIndex((x) => x[0] === type && x[1] === l);
+    if (i >= 0) listeners.splice(i, 1);
+    real?.removeEventListener(type, l, o as EventListenerOptions);
+  },
+};
+
+/** Start the compute worker (idempotent): called after the first frame, or at the latest after 1.5 s. */
+export function startWorker(): void {
+  if (real) return;
+  real = new Worker(new URL('../worker/compute.worker.ts', import.meta.url), { type: 'module', name: 'envace-compute' });
+  for (const [type, l, o] of listeners) real.addEventListener(type, l, o as AddEventListenerOptions);
+  for (const [m, t] of queued.splice(0)) real.postMessage(m, t);
+}
+setTimeout(startWorker, 1500);
+
+export const api: Api = Comlink.wrap<ComputeApi>(endpoint);
 
 const q = parseQuery(location.search);
 export const ready: Promise<BackendInfo> = api.init({ backend: q.backend, threads: q.threads });

@@ -211,6 +211,24 @@ export class CancelledError extends Error {
   constructor(what: string) { super(`${CANCELLED}: ${what}`); this.name = 'Cancelled'; }
 }
 
+/** Yield one macrotask: ORT-web's WASM runs resolve through microtasks only, which would keep the
+ * worker's message queue (and so the cancel RPC) waiting until the whole rollout is done. */
+const macrotask = () => new Promise<void>((r) => setTimeout(r, 0));
+
+/** The generator with a cancel check before every batch of generations. */
+function cancellable(inner: TextGenerator, cancelled: () => boolean, what: () => string): TextGenerator {
+  return {
+    name: inner.name,
+    maxContext: inner.maxContext,
+    countTokens: (t) => inner.countTokens(t),
+    async generate(reqs) {
+      await macrotask();
+      if (cancelled()) throw new CancelledError(what());
+      return inner.generate(reqs);
+    },
+  };
+}
+
 async function runRollout(rt: WebRuntime, req: RolloutRequest, cap: number | null, memoise: boolean, onProgress?: ProgressListener) {
   if (!req.modelUrl) throw new Error(REASONS.model);
   const my = ++rolloutSeq;
@@ -219,18 +237,24 @@ async function runRollout(rt: WebRuntime, req: RolloutRequest, cap: number | nul
   const l = loaded!;
   const counter = { computed: 0 };
   // Read after loadModel: switching models replaces the memo.
-  const policy: TextGenerator = memoise ? memoGenerator(l.sampler, stepMemo, counter) : l.sampler;
+  const inner: TextGenerator = memoise ? memoGenerator(l.sampler, stepMemo, counter) : l.sampler;
+  const policy = cancellable(inner, () => rolloutCancelledUpTo >= my, () => `rollout stopped after ${rounds} round${rounds === 1 ? '' : 's'} (${generations} generations)`);
   const world = getWorld(req.world);
   const task = req.taskId ? taskById(req.taskId) : world.tasks({ split: 'test', count: 1 })[0];
   if (!task) throw new Error(`world ${req.world} has no test task`);
   if (task.world !== world.name) throw new Error(`task ${task.id} is not in world ${world.name}`);
   const built = buildRolloutConfig(l.folder.rawConfig, req, policy, cap);
   let generations = 0;
+  let rounds = 0;
+  let pending = 0;
   const tRounds = performance.now();
   const trajectories = await rolloutGroups([task], req.k, {
     ...built.cfg,
     onRound: ({ round, live, requests }) => {
-      if (rolloutCancelledUpTo >= my) throw new CancelledError(`rollout stopped after ${round} round${round === 1 ? '' : 's'} (${generations} generations)`);
+      // Called before a round's generations: the previous round's are done.
+      rounds = round;
+      generations += pending;
+      pending = requests;
       const elapsed = performance.now() - tRounds;
       const perRound = round > 0 ? elapsed / round : null;
       // A Comlink proxy call returns a promise; a page that went away must not fail the rollout.
@@ -238,7 +262,6 @@ async function runRollout(rt: WebRuntime, req: RolloutRequest, cap: number | nul
         done: round, total: built.maxRounds, unit: 'rounds', detail: `${generations} generations · ${req.k - live} of ${req.k} trajectories finished`,
         elapsedMs: performance.now() - t0, etaMs: perRound === null ? null : perRound * Math.max(0, built.maxRounds - round), etaIsBound: true,
       })).catch(() => undefined);
-      generations += requests;
     },
   });
   for (const t of trajectories) {

@@ -41,10 +41,10 @@ export function LineMetric(props: { data: object[]; x: string; series: Series[];
   );
 }
 
-export function BarMetric(props: { data: object[]; x: string; series: Series[]; height?: number; title?: string; yDomain?: [number, number] }) {
+export function BarMetric(props: { data: object[]; x: string; series: Series[]; height?: number; title?: string; yDomain?: [number, number]; definition?: string }) {
   return (
     <div className="chart" data-testid={`chart-${props.title ?? props.series[0]?.key}`}>
-      {props.title && <div className="chart-title">{props.title}</div>}
+      {props.title && <div className="chart-title" title={props.definition}>{props.title}</div>}
       <ResponsiveContainer width="100%" height={props.height ?? 150}>
         <BarChart data={props.data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="#1f2733" />

@@ -15,7 +15,7 @@ import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { create } from 'zustand';
 import type { ModelEntry, Progress, RolloutMode, RolloutRequest, ShownTrajectory, TaskInfo } from '../../worker/protocol';
 import { BarMetric, COLORS } from '../components/charts';
-import { Empty, ErrorBox, Field, fmt, NotAvailable, NumberInput, Panel, ProgressBar } from '../components/ui';
+import { Empty, ErrorBox, Field, fmt, METRICS, NotAvailable, NumberInput, Panel, ProgressBar } from '../components/ui';
 import { DEMO } from '../demo/demo';
 import { DEMO_MODEL } from '../demo/request';
 import { TrajectoryView } from '../components/rollout/Timeline';
@@ -178,6 +178,12 @@ export function RolloutPage() {
     );
     return () => { live = false; };
   }, [worlds, s['r.world'], s['r.task']]);
+
+  // When the shipped trace first reaches the screen (the frame after its commit), for the e2e budget.
+  useEffect(() => {
+    if (view?.source !== 'demo' || performance.getEntriesByName('envace-demo-painted').length) return;
+    requestAnimationFrame(() => performance.mark('envace-demo-painted'));
+  }, [view?.source]);
 
   // autorun=1: reproduce the linked view once everything it needs is known (one attempt per page load).
   const autoran = useRef(false);
@@ -350,9 +356,9 @@ export function RolloutPage() {
         <Panel title="Charts" className="charts">
           {trajs.length === 0 ? <Empty>Reward per trajectory and rehearsal fidelity appear after a run.</Empty> : (
             <>
-              {!stepping && <BarMetric title="reward per trajectory" yDomain={[0, 1]} data={rewardData} x="i" series={[{ key: 'reward', label: 'reward', color: COLORS.reward }]} />}
+              {!stepping && <BarMetric title="reward per trajectory" definition={METRICS.reward} yDomain={[0, 1]} data={rewardData} x="i" series={[{ key: 'reward', label: 'reward', color: COLORS.reward }]} />}
               {fidData.length > 0
-                ? <BarMetric title={`fidelity per call (trajectory #${selected})`} yDomain={[0, 1]} data={fidData} x="step"
+                ? <BarMetric title={`fidelity per call (trajectory #${selected})`} definition={`${METRICS['field F1']}; ${METRICS.exact}`} yDomain={[0, 1]} data={fidData} x="step"
                     series={[{ key: 'fieldF1', label: 'field F1', color: COLORS.fidelity }, { key: 'exact', label: 'exact', color: COLORS.success }]} />
                 : <Empty>No rehearsed calls with a real result in this trajectory (mode {cur?.mode}).</Empty>}
             </>
