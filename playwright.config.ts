@@ -23,7 +23,8 @@ export default defineConfig({
   },
   webServer: {
     command: `npx tsx e2e/fixtures/make-model.ts ${extra} && npx vite build --outDir ${outDir} --emptyOutDir && npx vite preview --host 127.0.0.1 --port ${port} --strictPort --outDir ${outDir}`,
-    env: { ENVACE_EXTRA_MODELS: extra },
+    // ENVACE_E2E=1: the build carries the test hooks (worker debug RPCs, window.__envaceTrain); production does not.
+    env: { ENVACE_EXTRA_MODELS: extra, ENVACE_E2E: '1' },
     url: `http://127.0.0.1:${port}`,
     timeout: 240_000,
     reuseExistingServer: !process.env.CI && !own,

@@ -11,6 +11,8 @@ export default defineConfig({
   server: { headers: isolation },
   preview: { headers: isolation },
   worker: { format: 'es' },
+  // Test hooks (src/e2e-flag.d.ts) exist only in the Playwright build: a production build folds them away.
+  define: { __ENVACE_E2E__: JSON.stringify(process.env.ENVACE_E2E === '1') },
   optimizeDeps: {
     exclude: ['onnxruntime-web'],
     // Scan the worker too: otherwise its CommonJS deps (onnx-proto, jinja) are discovered only when the

@@ -77,9 +77,12 @@ const api = {
   trainRemove: (runId: string) => train.removeRun(runId),
   trainCheckpoint: (runId: string) => train.checkpointBytes(runId),
   trainExport: () => train.exportFolder(),
-  trainDebugLoseDevice: (real?: boolean) => train.debugLoseDevice(real),
-  trainDebugStallBefore: (step: number) => train.debugStallBefore(step),
-  trainDebugPoisonNextStep: () => train.debugPoisonNextStep(),
+  // Test hooks: only in the Playwright build (src/e2e-flag.d.ts); a production worker does not offer them.
+  ...(typeof __ENVACE_E2E__ !== 'undefined' && __ENVACE_E2E__ ? {
+    trainDebugLoseDevice: (real?: boolean) => train.debugLoseDevice(real),
+    trainDebugStallBefore: (step: number) => train.debugStallBefore(step),
+    trainDebugPoisonNextStep: () => train.debugPoisonNextStep(),
+  } : {}),
 
   // ---- benchmarks ----------------------------------------------------------------------------------
   bench: (req: BenchRequest) => engine.bench(need(), req),

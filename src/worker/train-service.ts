@@ -71,6 +71,8 @@ let store: CheckpointStore | null = null;
 let run: Run | null = null;
 let listener: TrainListener | null = null;
 let simulateLoss = false;
+/** The debug hooks below exist only in the Playwright build (src/e2e-flag.d.ts); elsewhere this folds to false. */
+const E2E_HOOKS = typeof __ENVACE_E2E__ !== 'undefined' && __ENVACE_E2E__ === true;
 /** Debug: the loop hangs before this step (1-based), as a wedged worker would, until it is terminated. */
 let stallBefore = 0;
 /** Debug: poison the policy before the next step so the trainer's NaN/Inf guard has something to catch. */
@@ -175,14 +177,14 @@ async function oneStep(r: Run): Promise<void> {
   const t = r.trainer;
   const deferred = stores.get(t)!;
   try {
-    if (simulateLoss && r.backend === 'webgpu') {
+    if (E2E_HOOKS && simulateLoss && r.backend === 'webgpu') {
       simulateLoss = false;
       r.signalLost('simulated device loss (debug hook)');
     }
     if (r.deviceLost) throw new Error(`WebGPU device lost: ${r.deviceLost}`);
     // The step-0 evaluation gives the curves their starting point.
     if (t.cfg.evalEvery > 0 && t.step === 0 && !t.evals.some((e) => e.step === 0)) await evaluateNow(r);
-    if (poisonNext) {
+    if (E2E_HOOKS && poisonNext) {
       poisonNext = false;
       t.actParams()['model.norm.weight']?.fill(Number.NaN);
       log('debug: policy weights poisoned with NaN');
@@ -243,7 +245,7 @@ function startLoop(r: Run): void {
   sendStatus();
   r.loop = settleRun(r, async () => {
     while (r.trainer.step < r.trainer.cfg.steps && !r.pauseRequested) {
-      if (stallBefore && r.trainer.step + 1 === stallBefore) {
+      if (E2E_HOOKS && stallBefore && r.trainer.step + 1 === stallBefore) {
         stallBefore = 0;
         log(`debug: hanging before step ${r.trainer.step + 1}`);
         await new Promise(() => {});
@@ -370,17 +372,22 @@ export function exportFolder(): ExportedFolder {
   return { name: `${req.runId}-step${trainer.step}`, files };
 }
 
+function requireHooks(): void {
+  if (!E2E_HOOKS) throw new Error('debug hooks are compiled into the e2e build only (ENVACE_E2E=1)');
+}
+
 /** Debug: NaN in the policy's final norm before the next step (the guard must skip the update). */
-export function debugPoisonNextStep(): void { poisonNext = true; }
+export function debugPoisonNextStep(): void { requireHooks(); poisonNext = true; }
 
 /** Debug: hang the loop before `step` (a crash drill needs a worker that is provably mid-run when killed). */
-export function debugStallBefore(step: number): void { stallBefore = step; }
+export function debugStallBefore(step: number): void { requireHooks(); stallBefore = step; }
 
 /**
  * Debug: the next WebGPU step behaves as if the device were lost (may be armed before a run starts);
  * `real` destroys the device ORT uses instead, so the failure comes from the EP itself.
  */
 export async function debugLoseDevice(real = false): Promise<string> {
+  requireHooks();
   if (run && run.backend !== 'webgpu') return 'backend is not WebGPU: nothing to lose';
   if (real) {
     const device = await (ort.env.webgpu as unknown as { device?: Promise<{ destroy(): void } | undefined> }).device;

@@ -122,9 +122,9 @@ function ChartsInner(props: { runs: RunRecord[] }) {
 
 // ---------- page ----------
 
-// e2e and console handle on the training worker (the crash drill kills it); set at import so it exists
-// whichever page the app opened on.
-{
+// e2e handle on the training worker (the crash drill kills it); set at import so it exists whichever page
+// the app opened on. Only in the Playwright build (src/e2e-flag.d.ts).
+if (typeof __ENVACE_E2E__ !== 'undefined' && __ENVACE_E2E__) {
   const w = window as unknown as { __envace?: Record<string, unknown>; __envaceTrain?: unknown };
   w.__envaceTrain = { killWorker, api: () => trainWorker().api, ready: () => trainWorker().ready, runs: () => useRuns.getState() };
   if (w.__envace) Object.assign(w.__envace, { killWorker });
