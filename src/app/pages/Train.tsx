@@ -103,7 +103,7 @@ function ChartsInner(props: { runs: RunRecord[] }) {
     { id: 'reward-role', title: 'reward per role', note: 'solid Act · dashed Rehearse', lines: perRole('rewardAct', 'rewardRehearse') },
     { id: 'adv-mean', title: 'advantage mean per role', note: '≈0 with a role-wise baseline', lines: perRole('advActMean', 'advRehearseMean') },
     { id: 'adv-abs', title: 'advantage |A| per role', lines: perRole('advActAbs', 'advRehearseAbs') },
-    { id: 'success', title: 'held-out real-env success', note: 'dashed: checklist score', lines: runs.flatMap((r) => [evalLine(r, 'success'), evalLine(r, 'checklist', ' checklist', true)]) },
+    { id: 'success', title: 'held-out real-env success', note: 'dashed: checklist score', lines: runs.flatMap((r) => [evalLine(r, 'success'), evalLine(r, 'checklist', ' checklist', true)]), domain: [0, 1] },
     { id: 'fidelity', title: 'rehearsal fidelity F1', note: 'solid eval · dashed train rollouts', lines: runs.flatMap((r) => [evalLine(r, 'fidelityF1', ' eval'), stepLine(r, 'fidelityF1', ' train', true)]), domain: [0, 1] },
     { id: 'fidelity-probes', title: 'probe fidelity F1: recall vs inference', note: 'solid recall (a hint holds the answer) · dashed inference (none does)', lines: runs.flatMap((r) => [probeLine(r, 'recallF1', ' recall', false), probeLine(r, 'inferenceF1', ' inference', true)]), domain: [0, 1] },
     { id: 'kl', title: 'KL', note: 'solid ppo_kl · dashed kl_loss', lines: runs.flatMap((r) => [stepLine(r, 'ppoKl'), stepLine(r, 'klLoss', ' kl_loss', true)]) },
