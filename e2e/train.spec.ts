@@ -127,7 +127,7 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
 
   // A second run overlays the first. Its policy is poisoned before its only step: the trainer's NaN guard
   // skips the update and the page says so.
-  await page.getByRole('button', { name: 'Pooled baseline' }).click();
+  await page.getByRole('button', { name: 'Pooled rows' }).click();
   await page.locator('#f-t\\.steps').fill('1');
   await page.locator('#f-t\\.steps').press('Enter'); // numeric fields commit on Enter or blur
   await page.locator('#f-t\\.eval').fill('0');
