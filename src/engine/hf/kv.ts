@@ -23,6 +23,36 @@ function lastRows(logits: Float32Array, B: number, T: number, V: number): Float3
   return out;
 }
 
+/**
+ * Without `num_logits_to_keep` a graph returns logits for every prompt position ([B, T, vocab]: gigabytes for a
+ * long prompt and a 150k vocabulary), so prompts are then prefilled in chunks of this many tokens against the
+ * growing cache; only the last chunk's last row is kept.
+ */
+export const PREFILL_CHUNK = 128;
+
+interface ChunkOut<K> { logits: Float32Array; logitsLen: number; keys: K[]; values: K[] }
+
+/** Runs a left-padded prompt [B, T] as one call or in chunks; `run` gets the chunk and the cache so far. */
+async function prefillInChunks<K>(
+  ids: Int32Array, mask: Uint8Array, pos: Int32Array, B: number, T: number, chunk: number,
+  run: (ids: Int32Array, mask: BigInt64Array, pos: Int32Array, len: number, total: number, past: { keys: K[]; values: K[] } | null) => Promise<ChunkOut<K>>,
+): Promise<ChunkOut<K>> {
+  let past: { keys: K[]; values: K[] } | null = null;
+  let out: ChunkOut<K> | null = null;
+  for (let s = 0; s < T; s += chunk) {
+    const e = Math.min(T, s + chunk), len = e - s;
+    const cid = new Int32Array(B * len), cpos = new Int32Array(B * len), cmask = new BigInt64Array(B * e);
+    for (let b = 0; b < B; b++) {
+      cid.set(ids.subarray(b * T + s, b * T + e), b * len);
+      cpos.set(pos.subarray(b * T + s, b * T + e), b * len);
+      for (let j = 0; j < e; j++) cmask[b * e + j] = BigInt(mask[b * T + j]);
+    }
+    out = await run(cid, cmask, cpos, len, e, past);
+    past = { keys: out.keys, values: out.values };
+  }
+  return out!;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // transformers.js
 
@@ -48,34 +78,39 @@ export function transformersKVModel(model: TransformersCausalLM, geo: KvGeometry
   if (!session) throw new Error(`transformers.js loaded no decoder session (sessions: ${Object.keys(model.sessions).join(', ')})`);
   checkDecoderIo(session.inputNames, session.outputNames, file);
   const { layers: L, kvHeads: H, headDim: D, vocab: V } = geo;
+  const keepOne = session.inputNames.includes('num_logits_to_keep');
   const collect = (out: Record<string, Tensor>) => ({
     keys: Array.from({ length: L }, (_, l) => wrap(out[`present.${l}.key`])),
     values: Array.from({ length: L }, (_, l) => wrap(out[`present.${l}.value`])),
   });
+  const forward = async (ids: Int32Array, mask: BigInt64Array, pos: Int32Array, B: number, len: number, total: number, past: { keys: KVBuf[]; values: KVBuf[] } | null) => {
+    const feeds: Record<string, unknown> = {
+      input_ids: new Tensor('int64', toI64(ids), [B, len]),
+      attention_mask: new Tensor('int64', mask, [B, total]),
+      position_ids: new Tensor('int64', toI64(pos), [B, len]),
+    };
+    if (keepOne) feeds.num_logits_to_keep = new Tensor('int64', BigInt64Array.of(1n), []);
+    if (past) {
+      const pkv: Record<string, Tensor> = {};
+      for (let l = 0; l < L; l++) {
+        pkv[`past_key_values.${l}.key`] = asTensor(past.keys[l], [B, H, total - len, D]);
+        pkv[`past_key_values.${l}.value`] = asTensor(past.values[l], [B, H, total - len, D]);
+      }
+      feeds.past_key_values = pkv;
+    }
+    const out = await model.forward(feeds);
+    return { logits: await floatData(out.logits), logitsLen: out.logits.dims[1], ...collect(out) };
+  };
   return {
     numLayers: L, numKvHeads: H, headDim: D, vocabSize: V, stepKind: 'present',
     async prefill(ids, mask, pos, B, T): Promise<StepOut> {
-      const out = await model.forward({
-        input_ids: new Tensor('int64', toI64(ids), [B, T]),
-        attention_mask: new Tensor('int64', toI64(mask), [B, T]),
-        position_ids: new Tensor('int64', toI64(pos), [B, T]),
-      });
-      const logits = out.logits;
-      return { logits: lastRows(await floatData(logits), B, logits.dims[1], V), ...collect(out) };
+      const out = await prefillInChunks<KVBuf>(ids, mask, pos, B, T, keepOne ? T : PREFILL_CHUNK,
+        (cid, cmask, cpos, len, total, past) => forward(cid, cmask, cpos, B, len, total, past));
+      return { logits: lastRows(out.logits, B, out.logitsLen, V), keys: out.keys, values: out.values };
     },
     async step(ids, pos, mask, keys, values, B, cap): Promise<StepOut> {
-      const past: Record<string, Tensor> = {};
-      for (let l = 0; l < L; l++) {
-        past[`past_key_values.${l}.key`] = asTensor(keys[l], [B, H, cap, D]);
-        past[`past_key_values.${l}.value`] = asTensor(values[l], [B, H, cap, D]);
-      }
-      const out = await model.forward({
-        input_ids: new Tensor('int64', toI64(ids), [B, 1]),
-        attention_mask: new Tensor('int64', mask, [B, cap + 1]),
-        position_ids: new Tensor('int64', toI64(pos), [B, 1]),
-        past_key_values: past,
-      });
-      return { logits: await floatData(out.logits), ...collect(out) };
+      const out = await forward(ids, mask, pos, B, 1, cap + 1, { keys, values });
+      return { logits: out.logits, keys: out.keys, values: out.values };
     },
   };
 }
@@ -88,32 +123,38 @@ export async function ortHfKVModel(runtime: Runtime, onnx: Uint8Array, geo: KvGe
   checkDecoderIo(session.inputNames, session.outputNames, file);
   const { layers: L, kvHeads: H, headDim: D, vocab: V } = geo;
   const needsPos = session.inputNames.includes('position_ids');
-  const pastFeeds = (feeds: Record<string, HostTensor>, keys: KVBuf[] | null, values: KVBuf[] | null, B: number, P: number) => {
+  const keepOne = session.inputNames.includes('num_logits_to_keep');
+  const forward = async (ids: Int32Array, mask: BigInt64Array, pos: Int32Array, B: number, len: number, total: number, past: { keys: KVBuf[]; values: KVBuf[] } | null) => {
+    const P = total - len;
+    const feeds: Record<string, HostTensor> = {
+      input_ids: { type: 'int64', data: toI64(ids), dims: [B, len] },
+      attention_mask: { type: 'int64', data: mask, dims: [B, total] },
+    };
+    if (needsPos) feeds.position_ids = { type: 'int64', data: toI64(pos), dims: [B, len] };
+    if (keepOne) feeds.num_logits_to_keep = { type: 'int64', data: BigInt64Array.of(1n), dims: [] };
     for (let l = 0; l < L; l++) {
-      feeds[`past_key_values.${l}.key`] = { type: 'float32', data: (keys?.[l] as Float32Array | undefined) ?? new Float32Array(0), dims: [B, H, P, D] };
-      feeds[`past_key_values.${l}.value`] = { type: 'float32', data: (values?.[l] as Float32Array | undefined) ?? new Float32Array(0), dims: [B, H, P, D] };
+      const k = past?.keys[l], v = past?.values[l];
+      if ((k && !(k instanceof Float32Array)) || (v && !(v instanceof Float32Array))) throw new Error('ortHfKVModel keeps its cache on the host');
+      feeds[`past_key_values.${l}.key`] = { type: 'float32', data: (k as Float32Array | undefined) ?? new Float32Array(0), dims: [B, H, P, D] };
+      feeds[`past_key_values.${l}.value`] = { type: 'float32', data: (v as Float32Array | undefined) ?? new Float32Array(0), dims: [B, H, P, D] };
     }
-    return feeds;
+    const out = await session.run(feeds);
+    return {
+      logits: out.logits.data as Float32Array, logitsLen: out.logits.dims[1],
+      keys: Array.from({ length: L }, (_, l): KVBuf => out[`present.${l}.key`].data as Float32Array),
+      values: Array.from({ length: L }, (_, l): KVBuf => out[`present.${l}.value`].data as Float32Array),
+    };
   };
-  const collect = (out: Record<string, HostTensor>) => ({
-    keys: Array.from({ length: L }, (_, l) => out[`present.${l}.key`].data as Float32Array),
-    values: Array.from({ length: L }, (_, l) => out[`present.${l}.value`].data as Float32Array),
-  });
-  const base = (ids: Int32Array, mask: BigInt64Array, pos: Int32Array, B: number, T: number, W: number): Record<string, HostTensor> => ({
-    input_ids: { type: 'int64', data: toI64(ids), dims: [B, T] },
-    attention_mask: { type: 'int64', data: mask, dims: [B, W] },
-    ...(needsPos ? { position_ids: { type: 'int64' as const, data: toI64(pos), dims: [B, T] } } : {}),
-  });
   return {
     numLayers: L, numKvHeads: H, headDim: D, vocabSize: V, stepKind: 'present',
     async prefill(ids, mask, pos, B, T) {
-      const out = await session.run(pastFeeds(base(ids, toI64(mask), pos, B, T, T), null, null, B, 0));
-      return { logits: lastRows(out.logits.data as Float32Array, B, out.logits.dims[1], V), ...collect(out) };
+      const out = await prefillInChunks<KVBuf>(ids, mask, pos, B, T, keepOne ? T : PREFILL_CHUNK,
+        (cid, cmask, cpos, len, total, past) => forward(cid, cmask, cpos, B, len, total, past));
+      return { logits: lastRows(out.logits, B, out.logitsLen, V), keys: out.keys, values: out.values };
     },
     async step(ids, pos, mask, keys, values, B, cap) {
-      if (!keys.every((k) => k instanceof Float32Array)) throw new Error('ortHfKVModel keeps its cache on the host');
-      const out = await session.run(pastFeeds(base(ids, mask, pos, B, 1, cap + 1), keys, values, B, cap));
-      return { logits: out.logits.data as Float32Array, ...collect(out) };
+      const out = await forward(ids, mask, pos, B, 1, cap + 1, { keys, values });
+      return { logits: out.logits, keys: out.keys, values: out.values };
     },
     release: () => session.release(),
   };

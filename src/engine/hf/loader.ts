@@ -40,6 +40,15 @@ export interface HfLoadOptions {
    */
   backend?: 'transformers' | 'engine';
   runtime?: Runtime;
+  /** Hub host for `owner/name` ids (default https://huggingface.co/; e.g. a mirror, or a local server in tests). */
+  hubHost?: string;
+  /**
+   * Where downloads are cached (Node: a folder; transformers.js's default is inside its package). null: no
+   * file cache. In the browser transformers.js caches in the Cache API (env.useBrowserCache).
+   */
+  cacheDir?: string | null;
+  /** ORT session options for transformers.js's sessions (Node: ./node.ts turns thread spinning off). */
+  sessionOptions?: Record<string, unknown>;
 }
 
 export interface HfTokenizer {
@@ -64,7 +73,9 @@ function splitPath(p: string): { dir: string; base: string } {
 }
 
 /** transformers.js resolves `id` against its env; point it at exactly this source (and nowhere else). */
-function configureEnv(source: HfSource): string {
+function configureEnv(source: HfSource, opts: HfLoadOptions): string {
+  if (opts.cacheDir === null) env.useFSCache = false;
+  else if (opts.cacheDir !== undefined) { env.useFSCache = true; env.cacheDir = opts.cacheDir; }
   if (source.kind === 'local') {
     const { dir, base } = splitPath(source.path);
     env.allowLocalModels = true;
@@ -80,17 +91,16 @@ function configureEnv(source: HfSource): string {
     env.remotePathTemplate = '{model}/';
     return base;
   }
-  env.remoteHost = 'https://huggingface.co/';
+  env.remoteHost = opts.hubHost ?? 'https://huggingface.co/';
   env.remotePathTemplate = '{model}/resolve/{revision}/';
   return source.id;
 }
 
 /** transformers.js / fetch failures → a message naming the source and the file or the reason. */
-function explainLoadError(e: unknown, source: HfSource, dtype: HfDtype): HfModelError {
+function explainLoadError(e: unknown, where: string, dtype: HfDtype): HfModelError {
   if (e instanceof HfModelError) return e;
   const err = e as Error & { cause?: { code?: string } };
   const msg = err?.message ?? String(e);
-  const where = sourceLabel(source);
   const file = /(onnx\/[\w.-]+\.onnx|[\w.-]+\.json)/.exec(msg)?.[1];
   if (e instanceof ModelFileNotFoundError || /could not locate file|file was not found|404/i.test(msg)) {
     return new HfModelError('MISSING_FILE', `${where}: missing ${file ?? `a model file (${onnxFileFor(dtype)}?)`} (${msg})`, file);
@@ -114,7 +124,7 @@ export async function loadHfModel(ref: string | HfSource, opts: HfLoadOptions = 
   const device = opts.device ?? 'cpu';
   const local = opts.local;
   const source = typeof ref === 'string' ? parseHfSource(ref, (p) => !!local?.exists(p)) : ref;
-  const where = sourceLabel(source);
+  const where = source.kind === 'hub' && opts.hubHost ? `${sourceLabel(source)} (from ${opts.hubHost})` : sourceLabel(source);
   checkDtypeSupport(dtype, device, opts.features);
 
   let config: Record<string, unknown> | undefined;
@@ -131,7 +141,7 @@ export async function loadHfModel(ref: string | HfSource, opts: HfLoadOptions = 
     throw new HfModelError('BAD_SOURCE', `${where}: the engine backend runs local folders on a given Runtime`);
   }
 
-  const id = configureEnv(source);
+  const id = configureEnv(source, opts);
   const progress = opts.progress
     ? (p: Record<string, unknown>) => opts.progress!({ file: String(p.file ?? p.name ?? ''), status: String(p.status), loaded: p.loaded as number | undefined, total: p.total as number | undefined })
     : undefined;
@@ -141,13 +151,13 @@ export async function loadHfModel(ref: string | HfSource, opts: HfLoadOptions = 
   try {
     tok = await AutoTokenizer.from_pretrained(id, { revision, progress_callback: progress });
     if (opts.backend !== 'engine') {
-      lm = await AutoModelForCausalLM.from_pretrained(id, { revision, dtype, device, progress_callback: progress }) as unknown as TransformersCausalLM;
+      lm = await AutoModelForCausalLM.from_pretrained(id, { revision, dtype, device, progress_callback: progress, ...(opts.sessionOptions ? { session_options: opts.sessionOptions } : {}) }) as unknown as TransformersCausalLM;
       config ??= (lm as unknown as { config: Record<string, unknown> }).config;
       const gc = (lm as unknown as { generation_config?: Record<string, unknown> | null }).generation_config;
       if (gc) generationConfig = { ...generationConfig, ...gc };
     }
   } catch (e) {
-    throw explainLoadError(e, source, dtype);
+    throw explainLoadError(e, where, dtype);
   }
   if (!config) throw new HfModelError('BAD_LAYOUT', `${where}: no config.json`, 'config.json');
   const tokenizerConfig = ((tok as unknown as { config?: Record<string, unknown> }).config ?? {});

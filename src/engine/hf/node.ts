@@ -10,18 +10,13 @@ export const nodeLocalFiles: LocalFiles = {
   read: (p) => new Uint8Array(readFileSync(p)),
 };
 
+/** As ../runtime-node.ts: idle ORT threads do not spin (on a small shared machine they steal the working cores). */
+const NO_SPIN = { extra: { session: { 'intra_op.allow_spinning': '0', 'inter_op.allow_spinning': '0' } } };
+
 export function loadHfModelNode(ref: string, opts: Omit<HfLoadOptions, 'local'> = {}): Promise<HfModel> {
   const source = parseHfSource(ref, (p) => existsSync(p));
-  return loadHfModel(source.kind === 'local' ? { kind: 'local', path: resolve(source.path) } : source, { ...opts, local: nodeLocalFiles });
+  return loadHfModel(source.kind === 'local' ? { kind: 'local', path: resolve(source.path) } : source,
+    { sessionOptions: NO_SPIN, ...opts, local: nodeLocalFiles });
 }
 
-/**
- * Whether `npm run rollout -- --model REF` means a Hugging Face model rather than one of our own folders
- * (config.json + model.safetensors, written by writeModelFolder): a URL, a hub id that is not a local path,
- * or a folder without our model.safetensors.
- */
-export function isHfModelRef(ref: string): boolean {
-  if (/^https?:\/\//i.test(ref) || ref.startsWith('hf:')) return true;
-  if (!existsSync(ref)) return /^[A-Za-z0-9][\w.-]*\/[\w.-]+(@[\w.-]+)?$/.test(ref);
-  return !existsSync(resolve(ref, 'model.safetensors'));
-}
+export { isHfModelRef } from './ref-node';

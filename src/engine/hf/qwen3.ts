@@ -102,11 +102,16 @@ export function qwen3RopeTables(c: Pick<Qwen3Config, 'head_dim' | 'rope_theta'>,
   return { cos, sin };
 }
 
-export interface Qwen3GraphOptions { lastLogitsOnly?: boolean }
+export interface Qwen3GraphOptions {
+  lastLogitsOnly?: boolean;
+  /** Declare the optional num_logits_to_keep input (default true); without it logits cover every position, as in older exports. */
+  logitsToKeepInput?: boolean;
+}
 
 /**
  * Inputs input_ids, attention_mask [batch, past+seq], position_ids, past_key_values.{i}.key/value
- * [batch, kv_heads, past, head_dim]; outputs logits [batch, seq, vocab] and present.{i}.key/value
+ * [batch, kv_heads, past, head_dim], num_logits_to_keep (int64 scalar); outputs logits [batch, kept, vocab]
+ * and present.{i}.key/value
  * [batch, kv_heads, past+seq, head_dim] — the onnx-community names transformers.js feeds and reads.
  */
 export function buildQwen3Inference(c: Qwen3Config, params: Qwen3Params, opts: Qwen3GraphOptions = {}): BuiltGraph {
@@ -173,10 +178,20 @@ export function buildQwen3Inference(c: Qwen3Config, params: Qwen3Params, opts: Q
     const gate = linear(y, `${p}.mlp.gate_proj.weight`);
     h = O.add(h, linear(O.mul(O.mul(gate, O.sigmoid(gate)), linear(y, `${p}.mlp.up_proj.weight`)), `${p}.mlp.down_proj.weight`));
   }
-  // Tied embeddings: the output projection is the embedding matrix.
-  let logits = O.reshape(O.gemm(rms(h, 'model.norm.weight'), W['model.embed_tokens.weight'], 0, 1), [B, T, c.vocab_size]);
-  if (opts.lastLogitsOnly) logits = O.slice(logits, [-1], [2 ** 31 - 1], [1], [B, 1, c.vocab_size]);
-  g.output(logits, 'logits');
+  // Tied embeddings: the output projection is the embedding matrix. Only the kept positions are projected (a
+  // [tokens, 151,936] logits tensor for a long prompt would be gigabytes): `num_logits_to_keep` is the optional
+  // input transformers.js feeds when a graph declares it (0 = every position, k = the last k).
+  const hs = O.reshape(rms(h, 'model.norm.weight'), [B, T, d]);
+  let kept: Value;
+  if (opts.lastLogitsOnly) kept = O.slice(hs, [-1], [2 ** 31 - 1], [1], [B, 1, d]);
+  else if (opts.logitsToKeepInput === false) kept = hs;
+  else {
+    const keep = O.reshape(g.input('num_logits_to_keep', 'int64', []), [1]);
+    const start = O.where(O.greater(keep, 0), O.sub(g.dimValue(T), keep), g.const([0], [1], 'int64'));
+    kept = O.slice(hs, start, [2 ** 31 - 1], [1], [B, 'kept_sequence_length', d]);
+  }
+  const logits = O.matmul(kept, O.transpose(W['model.embed_tokens.weight'], [1, 0]));
+  g.output(logits, 'logits', [B, opts.lastLogitsOnly ? 1 : opts.logitsToKeepInput === false ? T : 'kept_sequence_length', c.vocab_size]);
   present.forEach((x, i) => {
     g.output(x.key, `present.${i}.key`, [B, KV, TOTAL, hd]);
     g.output(x.value, `present.${i}.value`, [B, KV, TOTAL, hd]);
