@@ -94,11 +94,15 @@ test('a 1,000-task evaluation runs in memory-sized chunks with progress; Cancel 
   await expect(page.getByTestId('bench-progress-eta')).toContainText(/elapsed · ETA \d/);
   await page.screenshot({ path: shot('benchmarks-1000-progress'), fullPage: true });
 
-  // Cancel: the worker's run rejects (it checks before every batch of generations) within 2 s.
+  // Cancel: the worker's run rejects (it checks before every slice of generations) within 2 s, timed in the
+  // page from the click handler to the rejection. dispatchEvent skips Playwright's actionability waits, which
+  // on a loaded 2-core box take seconds on their own.
   const t0 = Date.now();
-  await page.getByTestId('bench-cancel').click();
-  await expect(page.getByTestId('bench-cancelled')).toBeVisible({ timeout: 2_000 });
-  const stopMs = Date.now() - t0;
+  await page.getByTestId('bench-cancel').dispatchEvent('click');
+  await expect(page.getByTestId('bench-cancelled')).toBeVisible({ timeout: 10_000 });
+  const wallMs = Date.now() - t0;
+  const stopMs = Number(await page.getByTestId('bench-cancelled').getAttribute('data-cancel-ms'));
+  expect(stopMs).toBeGreaterThan(0);
   expect(stopMs).toBeLessThan(2_000);
   const st1 = await page.evaluate(() => window.__envace!.api.benchStatus());
   expect(st1.state).toBe('cancelled');
@@ -111,5 +115,5 @@ test('a 1,000-task evaluation runs in memory-sized chunks with progress; Cancel 
   await expect(page.getByTestId('bench-summary').locator('[data-stale=true]')).toHaveCount(1);
   await expect(page.getByTestId('bench-summary')).toContainText('files test · 6 tasks');
   await page.screenshot({ path: shot('benchmarks-cancelled-stale'), fullPage: true });
-  test.info().annotations.push({ type: 'cancel', description: `stopped ${stopMs} ms after the click; ${st1.progress!.tasksDone} of 1000 tasks done in chunks of ${chunkTasks}` });
+  console.log(`cancel: stopped ${stopMs} ms after the click (${wallMs} ms as Playwright saw it); ${st1.progress!.tasksDone} of 1000 tasks done in chunks of ${chunkTasks}`);
 });

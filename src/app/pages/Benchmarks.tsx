@@ -15,7 +15,8 @@ import { toHash, type Settings } from '../urlState';
 import { api, errorText } from '../worker';
 import { defaultModel } from './Rollout';
 
-type Ended = { kind: 'cancelled' } | { kind: 'error'; message: string };
+/** cancelMs: from the Cancel click to the worker's run rejecting (it stops before its next slice of generations). */
+type Ended = { kind: 'cancelled'; cancelMs: number | null } | { kind: 'error'; message: string };
 
 interface BenchState {
   running: boolean;
@@ -36,7 +37,8 @@ async function start(req: BenchEvalRequest): Promise<void> {
     useBench.setState({ result, ended: null });
   } catch (e) {
     const message = errorText(e);
-    useBench.setState({ ended: message.includes(EVAL_CANCELLED) ? { kind: 'cancelled' } : { kind: 'error', message } });
+    const asked = useBench.getState().cancelRequestedAt;
+    useBench.setState({ ended: message.includes(EVAL_CANCELLED) ? { kind: 'cancelled', cancelMs: asked === null ? null : performance.now() - asked } : { kind: 'error', message } });
   } finally {
     useBench.setState({ running: false });
   }
@@ -155,7 +157,11 @@ export function BenchmarksPage() {
                 : 'loading the model…'}</span>
               <span data-testid="bench-progress-eta">{progress ? `${secs(progress.elapsedMs)} elapsed · ETA ${secs(progress.etaMs)}` : ''}</span>
             </div>
-            {!running && ended?.kind === 'cancelled' && <div className="warn-line" data-testid="bench-cancelled">cancelled; the worker stopped before its next batch of generations</div>}
+            {!running && ended?.kind === 'cancelled' && (
+              <div className="warn-line" data-testid="bench-cancelled" data-cancel-ms={ended.cancelMs === null ? '' : ended.cancelMs.toFixed(0)}>
+                cancelled{ended.cancelMs === null ? '' : ` in ${secs(ended.cancelMs)}`}: the worker stopped before its next slice of generations
+              </div>
+            )}
           </div>
         )}
         {models && !model && <div className="muted">Choose a model (the Models page lists what models/ ships).</div>}
