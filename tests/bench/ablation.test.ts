@@ -60,3 +60,18 @@ describe('ablation summary', () => {
     expect(sum.orderings.filter((o) => o.metric === 'success').map((o) => [o.a, o.b, o.chain_link])).toEqual([[a, BASE, false]]);
   });
 });
+
+describe('ablation command line', () => {
+  it('defaults to the protocol: ≥ 5 seeds, 100 tasks, Avg@4 at T 0.6, top-p 0.95, the headline variants', async () => {
+    const { parseCliArgs } = await import('../../src/cli/args');
+    const { ABLATION_CLI, ABLATION_VARIANTS } = await import('../../src/cli/ablation');
+    const adv = await import('../../src/rl/advantages') as unknown as { HEADLINE_VARIANTS?: readonly string[] };
+    const v = parseCliArgs(ABLATION_CLI, []);
+    if (v === 'help') throw new Error('unexpected help');
+    expect(v.seeds).toBeGreaterThanOrEqual(5);
+    expect(v).toMatchObject({ tasks: 100, k: 4, temperature: 0.6, 'top-p': 0.95 });
+    expect(v.variants).toEqual(ABLATION_VARIANTS);
+    if (adv.HEADLINE_VARIANTS) expect(ABLATION_VARIANTS).toEqual([...adv.HEADLINE_VARIANTS]);
+    expect(() => parseCliArgs(ABLATION_CLI, ['--variants', 'envace,nope', '--seeds', '0'])).toThrow(/nope[\s\S]*|seeds/);
+  });
+});
