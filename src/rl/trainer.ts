@@ -129,6 +129,8 @@ export interface EvalMetrics {
    */
   recallF1?: number | null; recallExact?: number | null; inferenceF1?: number | null; inferenceExact?: number | null;
   recallProbes?: number; inferenceProbes?: number;
+  /** The same probes with the Rehearse prompt's hints off: nothing to copy, so this is the world model alone. */
+  noHintsF1?: number | null; noHintsExact?: number | null;
 }
 
 export interface TrainerDeps {
@@ -299,7 +301,7 @@ export class GrpoTrainer {
     const real = await evaluate(this.deps.evalTasks, policy, { mode: 'real', k, temperature, seed: this.cfg.seed, rollout: settings });
     // Fidelity of the Rehearse role this variant would use (the Rehearse model for per-role).
     let rehearse: EvalResult;
-    let probes: ProbeSummary | null;
+    let probes: { on: ProbeSummary; off: ProbeSummary } | null;
     if (this.variant.models === 'per-role') {
       const reh = await this.sampler(this.policyFor('rehearse').params, 'eval-rehearse');
       rehearse = (await evaluate(this.deps.evalTasks, policy, { mode: 'simulator', simulator: reh, k: 1, seed: this.cfg.seed, rollout: settings })).result;
@@ -315,8 +317,9 @@ export class GrpoTrainer {
       step: this.step, success: real.result.success, checklist: real.result.checklist, passAtK: real.result.passAtK,
       fidelityF1: rehearse.fidelity.meanF1, fidelityExact: rehearse.fidelity.exactRate, errorAgree: rehearse.fidelity.errorAgreeRate,
       ...(probes ? {
-        recallF1: rate(probes.recall, 'meanF1'), recallExact: rate(probes.recall, 'exactRate'), recallProbes: probes.recall.calls,
-        inferenceF1: rate(probes.inference, 'meanF1'), inferenceExact: rate(probes.inference, 'exactRate'), inferenceProbes: probes.inference.calls,
+        recallF1: rate(probes.on.recall, 'meanF1'), recallExact: rate(probes.on.recall, 'exactRate'), recallProbes: probes.on.recall.calls,
+        inferenceF1: rate(probes.on.inference, 'meanF1'), inferenceExact: rate(probes.on.inference, 'exactRate'), inferenceProbes: probes.on.inference.calls,
+        noHintsF1: rate(probes.off.overall, 'meanF1'), noHintsExact: rate(probes.off.overall, 'exactRate'),
       } : {}),
     };
     this.evals.push(e);
@@ -326,17 +329,18 @@ export class GrpoTrainer {
   private probes?: Probe[];
 
   /**
-   * Recall and inference fidelity of a Rehearse generator on cfg.evalProbes probes of the held-out tasks.
+   * Recall and inference fidelity of a Rehearse generator on cfg.evalProbes probes of the held-out tasks, with
+   * the prompt's hints on (as in rollouts) and off.
    * Selection seed 0 whatever the run's seed, so every run and variant is measured on the same probes.
    */
-  private async probeFidelity(gen: TextGenerator): Promise<ProbeSummary | null> {
+  private async probeFidelity(gen: TextGenerator): Promise<{ on: ProbeSummary; off: ProbeSummary } | null> {
     if (this.cfg.evalProbes <= 0) return null;
     const settings = rolloutSettings(this.deps.profile);
     this.probes ??= (await buildProbes(this.deps.evalTasks, {
       rollout: settings, maxContext: gen.maxContext, countTokens: (t) => gen.countTokens(t), seed: 0, count: this.cfg.evalProbes,
     })).probes;
-    const rs = await scoreProbes(gen, this.probes, { hints: true, maxNewTokens: settings.rehearse?.maxNewTokens ?? 256, seed: this.cfg.seed });
-    return summarizeProbes(rs);
+    const score = async (hints: boolean) => summarizeProbes(await scoreProbes(gen, this.probes!, { hints, maxNewTokens: settings.rehearse?.maxNewTokens ?? 256, seed: this.cfg.seed }));
+    return { on: await score(true), off: await score(false) };
   }
 
   // ---------- checkpoints ----------

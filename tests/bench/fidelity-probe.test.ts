@@ -188,6 +188,7 @@ describe("the trainer's scheduled evaluation", () => {
     for (const k of ['success', 'checklist', 'passAtK', 'fidelityF1', 'fidelityExact', 'errorAgree'] as const) expect(Number.isFinite(e[k])).toBe(true);
     expect((e.recallProbes ?? 0) + (e.inferenceProbes ?? 0)).toBe(6);
     expect(e.recallProbes).toBeGreaterThan(0);
+    for (const k of ['noHintsF1', 'noHintsExact'] as const) { expect(e[k]).toBeGreaterThanOrEqual(0); expect(e[k]).toBeLessThanOrEqual(1); }
     for (const k of ['recallF1', 'recallExact', 'inferenceF1', 'inferenceExact'] as const) {
       // A label without probes has no score (null), never a made-up 0.
       if ((k.startsWith('recall') ? e.recallProbes : e.inferenceProbes) === 0) { expect(e[k]).toBeNull(); continue; }
@@ -196,6 +197,7 @@ describe("the trainer's scheduled evaluation", () => {
     }
     const off = await make(0).evaluate();
     expect(off.recallF1).toBeUndefined();
+    expect(off.noHintsF1).toBeUndefined();
     expect(off.fidelityF1).toBe(e.fidelityF1);
   }, 60_000);
 });

@@ -83,8 +83,8 @@ const evalLine = (r: RunRecord, k: EvalKey, suffix = '', dashed = false): ChartL
   id: `${r.runId}:eval:${k}`, label: `${r.label}${suffix}`, color: r.color, dashed, points: r.evals.map((e) => ({ x: e.step, y: e[k] })),
 });
 // Probe fidelity fields are optional (runs recorded before probes existed) and null for a label without probes.
-const probeLine = (r: RunRecord, k: 'recallF1' | 'inferenceF1', suffix: string, dashed: boolean): ChartLine => ({
-  id: `${r.runId}:eval:${k}`, label: `${r.label}${suffix}`, color: r.color, dashed, points: r.evals.map((e) => ({ x: e.step, y: e[k] ?? null })),
+const probeLine = (r: RunRecord, k: 'recallF1' | 'inferenceF1' | 'noHintsF1', suffix: string, dash?: string): ChartLine => ({
+  id: `${r.runId}:eval:${k}`, label: `${r.label}${suffix}`, color: r.color, dash, points: r.evals.map((e) => ({ x: e.step, y: e[k] ?? null })),
 });
 const trainsRehearse = (r: RunRecord) => VARIANTS[r.request.spec.variant ?? 'envace'].trainRoles.includes('rehearse');
 
@@ -105,7 +105,7 @@ function ChartsInner(props: { runs: RunRecord[] }) {
     { id: 'adv-abs', title: 'advantage |A| per role', lines: perRole('advActAbs', 'advRehearseAbs') },
     { id: 'success', title: 'held-out real-env success', note: 'dashed: checklist score', lines: runs.flatMap((r) => [evalLine(r, 'success'), evalLine(r, 'checklist', ' checklist', true)]), domain: [0, 1] },
     { id: 'fidelity', title: 'rehearsal fidelity F1', note: 'solid eval · dashed train rollouts', lines: runs.flatMap((r) => [evalLine(r, 'fidelityF1', ' eval'), stepLine(r, 'fidelityF1', ' train', true)]), domain: [0, 1] },
-    { id: 'fidelity-probes', title: 'probe fidelity F1: recall vs inference', note: 'solid recall (a hint holds the answer) · dashed inference (none does)', lines: runs.flatMap((r) => [probeLine(r, 'recallF1', ' recall', false), probeLine(r, 'inferenceF1', ' inference', true)]), domain: [0, 1] },
+    { id: 'fidelity-probes', title: 'probe fidelity F1: recall vs inference', note: 'solid recall (a hint holds the answer) · dashed inference (none does) · dotted all probes, hints off', lines: runs.flatMap((r) => [probeLine(r, 'recallF1', ' recall'), probeLine(r, 'inferenceF1', ' inference', '4 3'), probeLine(r, 'noHintsF1', ' hints off', '1 3')]), domain: [0, 1] },
     { id: 'kl', title: 'KL', note: 'solid ppo_kl · dashed kl_loss', lines: runs.flatMap((r) => [stepLine(r, 'ppoKl'), stepLine(r, 'klLoss', ' kl_loss', true)]) },
     { id: 'entropy', title: 'entropy', lines: runs.map((r) => stepLine(r, 'entropy')) },
     { id: 'grad-norm', title: 'grad norm (pre-clip)', lines: runs.map((r) => stepLine(r, 'gradNorm')) },

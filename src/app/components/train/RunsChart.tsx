@@ -5,7 +5,8 @@
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { tickLabel } from '../charts';
 
-export interface ChartLine { id: string; label: string; color: string; dashed?: boolean; points: { x: number; y: number | null }[] }
+/** `dash` overrides the dash pattern (a third series of one run, e.g. dotted). */
+export interface ChartLine { id: string; label: string; color: string; dashed?: boolean; dash?: string; points: { x: number; y: number | null }[] }
 
 const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
 
@@ -48,7 +49,7 @@ export function RunsChart(props: { title: string; lines: ChartLine[]; markers?: 
           <Tooltip contentStyle={{ background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }} labelStyle={{ color: '#9aa6b8' }} labelFormatter={(x) => `step ${x}`} />
           {(props.markers ?? []).map((m) => <ReferenceLine key={m} x={m} stroke="#ff5370" strokeDasharray="2 2" />)}
           {props.lines.map((l) => (
-            <Line key={l.id} dataKey={l.id} name={l.label} stroke={l.color} strokeDasharray={l.dashed ? '4 3' : undefined}
+            <Line key={l.id} dataKey={l.id} name={l.label} stroke={l.color} strokeDasharray={l.dash ?? (l.dashed ? '4 3' : undefined)}
               dot={data.length <= 3 ? { r: 2 } : false} strokeWidth={1.5} isAnimationActive={false} connectNulls />
           ))}
         </LineChart>
