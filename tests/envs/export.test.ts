@@ -6,9 +6,11 @@
 
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { AutoTokenizer, env } from '@huggingface/transformers';
+import { qwen3TokenizerFiles } from '../../src/engine/hf/fixture-node';
 import * as pw from 'parquet-wasm/node';
 import { parquetReadObjects } from 'hyparquet';
 import { getWorld, taskData } from '../../src/envs/worlds/index';
@@ -138,6 +140,28 @@ describe('export to the reference trainer (envace parquet)', () => {
       }
     }
   });
+
+  it("prompts fit the reference's length filter under Qwen3's own chat template with the tools", async () => {
+    // ChecklistDataset drops rows whose templated prompt (with tools) exceeds max_prompt_length - 500 = 3,500
+    // tokens in run_checklist_share.sh; measured here with the real Qwen3 tokenizer and template.
+    const dir = join(mkdtempSync(join(tmpdir(), 'qwen3-tok-')), 'qwen3-tokenizer');
+    mkdirSync(dir);
+    const tok = qwen3TokenizerFiles();
+    writeFileSync(join(dir, 'tokenizer.json'), tok.tokenizerJson);
+    writeFileSync(join(dir, 'tokenizer_config.json'), tok.tokenizerConfigJson);
+    env.allowLocalModels = true; env.allowRemoteModels = false; env.localModelPath = `${dirname(dir)}/`;
+    const qwen = await AutoTokenizer.from_pretrained('qwen3-tokenizer');
+    let longest = 0;
+    for (const world of ['files', 'retail']) {
+      for (const t of [...exportTasks(world, 'train', 40), ...exportTasks(world, 'test', 10)]) {
+        const row = taskToEnvaceRow(t, 0);
+        const enc = qwen.apply_chat_template(row.messages as never, { tools: JSON.parse(row.extra_info.tools), add_generation_prompt: true, tokenize: true } as never) as unknown as { input_ids: { dims: number[] } };
+        longest = Math.max(longest, enc.input_ids.dims.at(-1)!);
+      }
+    }
+    expect(longest).toBeGreaterThan(300);   // the tools block is really rendered
+    expect(longest).toBeLessThanOrEqual(3500);
+  }, 120_000);
 
   it('the verl tool-schema check rejects what the reference would silently drop', () => {
     const ok = { type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object', properties: { a: { type: 'string', enum: ['x'] } }, required: [] } } };
