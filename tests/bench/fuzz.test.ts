@@ -57,3 +57,69 @@ describe(`every surface, ${CASES} fixed-seed cases`, () => {
     });
   }
 });
+
+describe('crashes the fuzzer found stay fixed', () => {
+  it('URL keys that name Object.prototype members are unknown settings, not a TypeError', async () => {
+    const { parseHash } = await import('../../src/app/urlState');
+    const h = parseHash('#/train?constructor=1&__proto__=2&toString=3&hasOwnProperty=4');
+    expect(h.page).toBe('train');
+    expect(h.ignored.map((i) => [i.key, i.why])).toEqual([
+      ['constructor', 'unknown setting'], ['__proto__', 'unknown setting'], ['toString', 'unknown setting'], ['hasOwnProperty', 'unknown setting'],
+    ]);
+  });
+
+  it('a training config that is not an object, or has unchecked fields wrong, is refused with reasons', async () => {
+    const { validateTrainConfig } = await import('../../src/rl/trainer');
+    for (const c of [null, undefined, 7, 'x', [1]]) {
+      const v = validateTrainConfig(c as never);
+      expect(v.ok).toBe(false);
+      if (!v.ok) expect(v.errors[0]).toMatch(/must be a JSON object/);
+    }
+    const v = validateTrainConfig({ seed: -1, topK: 1.5, topP: 2, evalEvery: 'x', checkpointEvery: null, clipRatioC: 'big' } as never);
+    expect(v.ok).toBe(false);
+    if (!v.ok) for (const k of ['seed', 'topK', 'topP', 'evalEvery', 'checkpointEvery', 'clipRatioC']) expect(v.errors.join('\n')).toMatch(new RegExp(k));
+  });
+
+  describe('model folders', async () => {
+    const { initParams, makeConfig } = await import('../../src/engine/decoder');
+    const { fetchFileSource, loadModelFolder, memoryFileSource, modelFolderFiles, ModelFolderError } = await import('../../src/engine/modelFolder');
+    const { trainBPE } = await import('../../src/engine/tokenizer');
+    const { syntheticCorpus } = await import('../../src/engine/corpus');
+    const tokenizer = trainBPE(syntheticCorpus(20_000, 4), { vocabSize: 300 });
+    const config = makeConfig('tiny', { vocab_size: 300, hidden_size: 16, num_attention_heads: 2, intermediate_size: 32, num_hidden_layers: 1, max_position_embeddings: 32 });
+    const files = modelFolderFiles({ config, params: initParams(config, 1), tokenizer, withOnnx: false });
+    const enc = new TextEncoder();
+    const dec = new TextDecoder();
+    const edit = (name: string, f: (j: any) => void) => { const j = JSON.parse(dec.decode(files[name])); f(j); return { ...files, [name]: enc.encode(JSON.stringify(j)) }; };
+    const code = async (fs: Record<string, Uint8Array>) => {
+      try { await loadModelFolder(memoryFileSource(fs)); return 'ok'; } catch (e) { expect(e).toBeInstanceOf(ModelFolderError); return (e as InstanceType<typeof ModelFolderError>).code; }
+    };
+
+    it('each failure has its code', async () => {
+      expect(await code(files)).toBe('ok');
+      const { ['tokenizer.json']: _t, ...noTokenizer } = files;
+      expect(await code(noTokenizer)).toBe('missing_file');
+      expect(await code({ ...files, 'config.json': files['config.json'].slice(0, 20) })).toBe('bad_json');
+      expect(await code(edit('config.json', (c) => { c.hidden_size = '16'; }))).toBe('bad_config');
+      expect(await code(edit('config.json', (c) => { c.vocab_size = 100; }))).toBe('tokenizer_mismatch');
+      expect(await code(edit('tokenizer.json', (t) => { t.model.merges.push(['nope', 'zz']); }))).toBe('bad_tokenizer');
+      expect(await code(edit('tokenizer.json', (t) => { t.added_tokens.push({ id: 2 ** 40, content: '<x>' }); }))).toBe('tokenizer_mismatch');
+      expect(await code({ ...files, 'model.safetensors': files['model.safetensors'].slice(0, 100) })).toBe('bad_weights');
+    });
+
+    it('a folder from an untrusted URL makes the loader fetch only its own files under that prefix', async () => {
+      // config and tokenizer texts full of other URLs must not lead anywhere
+      const hostile = edit('config.json', (c) => { c.envace = { homepage: 'https://evil.example/x', _name_or_path: 'https://evil.example/model' }; });
+      const seen: string[] = [];
+      const fakeFetch = (async (url: string, init?: { method?: string }) => {
+        seen.push(url);
+        const f = hostile[url.replace('https://models.example/m/', '')];
+        return new Response(init?.method === 'HEAD' || !f ? null : (f as BodyInit), { status: f ? 200 : 404 });
+      }) as unknown as typeof fetch;
+      const folder = await loadModelFolder(fetchFileSource('https://models.example/m/', fakeFetch));
+      await folder.readOnnx();
+      expect(seen.length).toBeGreaterThan(0);
+      for (const u of seen) expect(u).toMatch(/^https:\/\/models\.example\/m\/(config\.json|tokenizer\.json|tokenizer_config\.json|model\.safetensors|generation_config\.json|onnx\/model\.onnx)$/);
+    });
+  });
+});
