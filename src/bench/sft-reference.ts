@@ -5,7 +5,7 @@
 //   tool list) and packed into graph rows of `capacity` positions; equal loss and gradients.
 import { TINY_PROFILE, type PromptProfile } from '../agent/profile';
 import type { SftExample } from '../agent/sft';
-import { packLmRows, type PackedBatch } from '../engine/packing';
+import { packLmRows, type ModelDims, type PackedBatch } from '../engine/packing';
 import type { Rng } from '../engine/rng';
 import type { BPETokenizer } from '../engine/tokenizer';
 import { makeLmBatch, type LmBatch } from '../engine/trainer-core';
@@ -46,8 +46,8 @@ export function referenceSftBatch(pick: SftRow[], buckets: number[]): LmBatch {
   return makeLmBatch(pick.map((r) => r.ids), T, { pad: 0, weights: pick.map((r) => r.weights) });
 }
 
-export function packedSftBatches(pick: SftRow[], capacity: number): PackedBatch[] {
-  return packLmRows(pick, capacity, { pad: 0 });
+export function packedSftBatches(pick: SftRow[], dims: ModelDims, capacity?: number): PackedBatch[] {
+  return packLmRows(pick, dims, { capacity, pad: 0 });
 }
 
 export const trainedTokens = (pick: SftRow[]) => pick.reduce((s, r) => s + r.weights.reduce((a, w, i) => a + (i > 0 && w > 0 ? 1 : 0), 0), 0);

@@ -10,6 +10,7 @@ import { loadModelFolder } from '../engine/modelFolder';
 import { Rng } from '../engine/rng';
 import { nodeRuntime } from '../engine/runtime-node';
 import { Model } from '../engine/trainer-core';
+import { modelDims } from '../engine/packing';
 import { getWorld } from '../envs/worlds/index';
 import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftTokenRows, trainedTokens } from '../bench/sft-reference';
 import { cliArgs, defineCli } from './args';
@@ -25,7 +26,7 @@ const cli = defineCli({
     tasks: { type: 'int', help: 'train tasks per world', default: 150, min: 1 },
     steps: { type: 'int', help: 'timed steps per path', default: 12, min: 1 },
     batch: { type: 'int', help: 'rows per step (pretrain --batch)', default: 16, min: 1 },
-    capacity: { type: 'int', help: 'positions per packed graph row (default: the context size)', min: 16 },
+    capacity: { type: 'int', help: 'positions per packed graph row (default: chosen per step by packAuto)', min: 16 },
     seed: { type: 'int', help: 'row sampling seed', default: 0 },
   },
 });
@@ -47,7 +48,7 @@ async function main() {
   const tasks = a.worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: a.tasks }));
   const { examples } = await sftExamples(tasks, { rollout: rolloutSettings(SFT_PROFILE), maxContext, countTokens: (s) => folder.tokenizer.encode(s).length });
   const rows = sftTokenRows(examples, folder.tokenizer, maxContext);
-  const buckets = sftBuckets(maxContext), capacity = a.capacity ?? maxContext;
+  const buckets = sftBuckets(maxContext), capacity = a.capacity, dims = modelDims(cfg);
   const rt = nodeRuntime();
   const packedModel = new Model(cfg, rt, Object.fromEntries(Object.entries(folder.params).map(([k, v]) => [k, v.slice()])), { seed: 0, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
   const refModel = new Model(cfg, rt, Object.fromEntries(Object.entries(folder.params).map(([k, v]) => [k, v.slice()])), { seed: 0, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
@@ -60,7 +61,7 @@ async function main() {
     const ref = await refModel.computeGrads(referenceSftBatch(pick, buckets));
     const acc: Record<string, Float32Array> = {};
     let loss = 0;
-    for (const b of packedSftBatches(pick, capacity)) {
+    for (const b of packedSftBatches(pick, dims, capacity)) {
       const r = await packedModel.computeGrads(b);
       loss += r.loss;
       for (const [k, g] of Object.entries(r.grads)) { const x = (acc[k] ??= new Float32Array(g.length)); for (let j = 0; j < g.length; j++) x[j] += g[j]; }
@@ -69,12 +70,22 @@ async function main() {
     lossDiff = Math.max(lossDiff, Math.abs(loss - ref.loss) / Math.abs(ref.loss));
   }
 
+  // Every step's rows up front, so that each graph shape either path needs is built before the timing.
   const rng = new Rng(a.seed);
+  const picks = Array.from({ length: a.steps }, () => pickSftRows(rows, rng, a.batch, buckets));
+  const warmed = new Set<string>();
+  for (const pick of picks) {
+    const rb = referenceSftBatch(pick, buckets);
+    if (!warmed.has(`r${rb.batch}x${rb.seq}`)) { warmed.add(`r${rb.batch}x${rb.seq}`); await refModel.computeGrads(rb); }
+    for (const b of packedSftBatches(pick, dims, capacity)) {
+      if (!warmed.has(`p${b.batch}x${b.seq}`)) { warmed.add(`p${b.batch}x${b.seq}`); await packedModel.computeGrads(b); }
+    }
+  }
   let refMs = 0, newMs = 0, trained = 0, refPositions = 0, newPositions = 0;
   let refLoss = 0, newLoss = 0;
   const bar = progress(a.steps, 'bench:sft');
   for (let s = 0; s < a.steps; s++) {
-    const pick = pickSftRows(rows, rng, a.batch, buckets);
+    const pick = picks[s];
     trained += trainedTokens(pick);
     const lr = 1e-4;
     const runRef = async () => {
@@ -85,7 +96,7 @@ async function main() {
     };
     const runNew = async () => {
       const t0 = performance.now();
-      const batches = packedSftBatches(pick, capacity);
+      const batches = packedSftBatches(pick, dims, capacity);
       const r = await packedModel.trainStepPacked(batches, { lr });
       newMs += performance.now() - t0; newPositions += r.positions; newLoss = r.loss;
     };
@@ -95,7 +106,7 @@ async function main() {
   bar.done();
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
   console.log(JSON.stringify({
-    model: a.model, params: countParams(cfg), rows: rows.length, worlds: a.worlds, steps: a.steps, batch: a.batch, capacity, seed: a.seed,
+    model: a.model, params: countParams(cfg), rows: rows.length, worlds: a.worlds, steps: a.steps, batch: a.batch, capacity: capacity ?? 'auto', seed: a.seed,
     sft_speedup_vs_reference: Math.round((refMs / newMs) * 100) / 100,
     trained_tokens_per_s: Math.round(trained / (newMs / 1000)),
     trained_tokens_per_s_reference: Math.round(trained / (refMs / 1000)),

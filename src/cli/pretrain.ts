@@ -1,43 +1,69 @@
 // npm run pretrain -- [--sizes tiny,small] [--worlds files,retail] [--tasks 600] [--steps 1500] [--seed 0]
-//                     [--out models] [--eval 40] [--batch 16] [--lr 3e-3] [--vocab 1024]
+//                     [--out models] [--eval 40] [--batch 16] [--lr 3e-3] [--vocab 1024] [--batching packed|padded]
 // Supervised starter policies for both roles (Act tokens and Rehearse tokens) from the built-in worlds'
 // reference conversations, written as model folders, then evaluated on held-out tasks in real and
-// rehearsal mode. Deterministic from the seed.
+// rehearsal mode. Deterministic from the seed. Each step's rows are packed (engine/packing.ts: shared
+// prompt prefixes computed once, no padding between rows; same loss and gradients as `--batching padded`,
+// the padded-bucket batches of before; `npm run bench:sft` compares the two).
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { evaluate, type EvalResult } from '../agent/evaluate';
 import { COMPACT_CHAT_TEMPLATE, PROTOCOL_TOKENS } from '../agent/chatTemplate';
-import { rolloutSettings, TINY_PROFILE, type PromptProfile } from '../agent/profile';
-import { sftExamples, type SftExample } from '../agent/sft';
+import { rolloutSettings } from '../agent/profile';
+import { sftExamples } from '../agent/sft';
+import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftTokenRows } from '../bench/sft-reference';
 import { countParams, makeConfig, type PresetName } from '../engine/decoder';
 import { writeModelFolder, loadModelFolder } from '../engine/modelFolder';
+import { modelDims } from '../engine/packing';
 import { Rng } from '../engine/rng';
 import { nodeRuntime } from '../engine/runtime-node';
 import { samplerFromFolder } from '../engine/sampler';
 import { BPETokenizer, DEFAULT_SPECIAL_TOKENS, trainBPE } from '../engine/tokenizer';
-import { Model, makeLmBatch } from '../engine/trainer-core';
+import { Model } from '../engine/trainer-core';
 import { getWorld } from '../envs/worlds/index';
 import type { Task } from '../envs/types';
-import { arg, flag, progress } from './util';
+import { cliArgs, defineCli } from './args';
+import { progress } from './util';
 
-const sizes = (arg('sizes') ?? 'tiny,small').split(',') as PresetName[];
-const worlds = (arg('worlds') ?? 'files,retail').split(',');
-const nTasks = Number(arg('tasks') ?? 600);
-const steps = Number(arg('steps') ?? 1500);
-const seed = Number(arg('seed') ?? 0);
-const outDir = arg('out') ?? 'models';
-const nEval = Number(arg('eval') ?? 40);
-const batchSize = Number(arg('batch') ?? 16);
-const peakLr = Number(arg('lr') ?? 3e-3);
-const vocab = Number(arg('vocab') ?? 1024);
-const maxContext = Number(arg('context') ?? 1024);
-const prefix = arg('prefix') ?? 'envace';
-// Continue from an existing folder (its tokenizer and weights; optimizer moments start fresh).
-const initDir = arg('init');
-const BUCKETS = [128, 256, 512, 1024, 2048].filter((b) => b <= maxContext);
+const cli = defineCli({
+  name: 'pretrain',
+  summary: 'Supervised starter policies (Act and Rehearse tokens) from the built-in worlds, written as model folders and evaluated.',
+  options: {
+    sizes: { type: 'list', help: 'model presets', default: ['tiny', 'small'], choices: ['tiny', 'small', 'base'] },
+    worlds: { type: 'list', help: 'worlds', default: ['files', 'retail'] },
+    tasks: { type: 'int', help: 'train tasks per world', default: 600, min: 1 },
+    steps: { type: 'int', help: 'optimizer steps', default: 1500, min: 0 },
+    seed: { type: 'int', help: 'seed', default: 0 },
+    out: { type: 'string', help: 'output folder', default: 'models' },
+    eval: { type: 'int', help: 'held-out tasks per world', default: 40, min: 0 },
+    batch: { type: 'int', help: 'rows per step', default: 16, min: 1 },
+    lr: { type: 'number', help: 'peak learning rate', default: 3e-3, min: 0 },
+    vocab: { type: 'int', help: 'tokenizer vocabulary', default: 1024, min: 64 },
+    context: { type: 'int', help: 'context size (tokens)', default: 1024, min: 32 },
+    prefix: { type: 'string', help: 'folder name prefix', default: 'envace' },
+    init: { type: 'string', help: 'continue from this folder (its tokenizer and weights; optimizer moments start fresh)' },
+    batching: { type: 'string', help: 'packed rows, or padded length buckets (the reference)', default: 'packed', choices: ['packed', 'padded'] },
+    'no-run': { type: 'boolean', help: 'parse only' },
+  },
+});
 
-const profile: PromptProfile = { ...TINY_PROFILE, rehearse: { ...TINY_PROFILE.rehearse, maxNewTokens: 320 } };
+const args = cliArgs(cli);
+const sizes = args.sizes as PresetName[];
+const worlds = args.worlds;
+const nTasks = args.tasks;
+const steps = args.steps;
+const seed = args.seed;
+const outDir = args.out;
+const nEval = args.eval;
+const batchSize = args.batch;
+const peakLr = args.lr;
+const vocab = args.vocab;
+const maxContext = args.context;
+const prefix = args.prefix;
+const initDir = args.init;
+const BUCKETS = sftBuckets(maxContext);
+const profile = SFT_PROFILE;
 
 async function main() {
   const log = (s: string) => process.stderr.write(s + '\n');
@@ -54,7 +80,7 @@ async function main() {
 
   // Pass 2 with the real token budget: the prompts the model will actually see at this context size.
   const { examples, incomplete } = await sftExamples(trainTasks, { rollout: rolloutSettings(profile), maxContext, countTokens: (s) => tok.encode(s).length });
-  const rows = tokenize(examples, tok, maxContext);
+  const rows = sftTokenRows(examples, tok, maxContext);
   const acts = rows.filter((r) => r.role === 'act').length;
   log(`examples: ${rows.length} (${acts} act, ${rows.length - acts} rehearse), ${examples.length - rows.length} over ${maxContext} tokens dropped, ${incomplete.length} tasks cut by the context`);
 
@@ -71,17 +97,15 @@ async function main() {
     let ema = NaN;
     const curve: { step: number; loss: number }[] = [];
     for (let s = 0; s < steps; s++) {
-      // Rows of similar length share a batch, so short rows don't pay for the longest one's padding.
-      const anchor = rows[rng.int(rows.length)];
-      const T = bucket(anchor.ids.length);
-      const pool = rows.filter((r) => bucket(r.ids.length) === T);
-      const pick = Array.from({ length: batchSize }, () => pool[rng.int(pool.length)]);
-      const batch = makeLmBatch(pick.map((r) => r.ids), T, { pad: 0, weights: pick.map((r) => r.weights) });
+      // Rows of similar length share a step (kept from the padded batching, so both draw the same rows).
+      const pick = pickSftRows(rows, rng, batchSize, BUCKETS);
+      const T = Math.max(...pick.map((r) => r.ids.length));
       const lr = peakLr * schedule(s, steps);
-      const r = await model.trainStep(batch, { lr });
+      const r = args.batching === 'padded' ? await model.trainStep(referenceSftBatch(pick, BUCKETS), { lr })
+        : await model.trainStepPacked(packedSftBatches(pick, modelDims(cfg)), { lr });
       ema = Number.isNaN(ema) ? r.loss : 0.95 * ema + 0.05 * r.loss;
       if (s % 10 === 0 || s === steps - 1) curve.push({ step: s, loss: r.loss });
-      bar.tick(`loss ${ema.toFixed(3)} T=${T}`);
+      bar.tick(`loss ${ema.toFixed(3)} longest row ${T}`);
     }
     bar.done();
     const secs = (Date.now() - t0) / 1000;
@@ -96,22 +120,6 @@ async function main() {
   }
   console.log(JSON.stringify(summary, null, 2));
 }
-
-interface TokRow { role: string; ids: number[]; weights: number[] }
-
-/** Prompt tokens are context (weight 0); target tokens are learned (weight 1), in both roles. */
-function tokenize(examples: SftExample[], tok: BPETokenizer, maxContext: number): TokRow[] {
-  const out: TokRow[] = [];
-  for (const e of examples) {
-    const p = tok.encode(e.prompt), t = tok.encode(e.target);
-    const ids = [...p, ...t];
-    if (ids.length > maxContext) continue;
-    out.push({ role: e.role, ids, weights: [...p.map(() => 0), ...t.map(() => 1)] });
-  }
-  return out;
-}
-
-function bucket(n: number): number { return BUCKETS.find((b) => b >= n) ?? BUCKETS[BUCKETS.length - 1]; }
 
 /** Linear warm-up over 5% of the steps, then cosine decay to 10% of the peak. */
 function schedule(s: number, total: number): number {
@@ -139,4 +147,4 @@ export async function evaluateFolder(dir: string, tasks: Task[], log: (s: string
   return out;
 }
 
-if (!flag('no-run')) main().catch((e) => { console.error(e); process.exit(1); });
+if (!args['no-run']) main().catch((e) => { console.error(e); process.exit(1); });

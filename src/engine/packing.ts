@@ -158,16 +158,42 @@ export function packingCost(p: Packing, bucket: (n: number) => number, dims: { h
   return p.rows.reduce((s, r) => { const T = bucket(r.length); return s + perPos * T + perPair * T * T; }, 0);
 }
 
+const BUCKETS = [64, 128, 256, 512, 1024, 2048, 4096, 8192];
+
+/** Graph-row length for `n` positions: the smallest bucket that fits, never beyond max(capacity, n). */
+export function bucketLength(n: number, capacity: number): number {
+  return Math.min(BUCKETS.find((b) => b >= n) ?? capacity, Math.max(capacity, n));
+}
+
+export interface ModelDims { hidden: number; inter: number; vocab: number; layers: number }
+
 /**
- * Graph rows [from, to) of a packing as one [B, T] batch (T ≥ every row's length): right-padded; a pad
+ * packRows with the given capacity, or else the cheapest (packingCost) of 1, 2 and 4 × the longest
+ * row's bucket: bigger graph rows share more prefixes but pay T² attention.
+ */
+export function packAuto(rows: PackInput[], dims: ModelDims, opts: { capacity?: number; share?: boolean; pad?: number } = {}): { packing: Packing; capacity: number } {
+  if (opts.capacity) return { packing: packRows(rows, opts.capacity, opts), capacity: opts.capacity };
+  const longest = Math.max(1, ...rows.map((r) => r.ids.length));
+  let best: { packing: Packing; capacity: number; cost: number } | null = null;
+  for (const k of [1, 2, 4]) {
+    const capacity = (BUCKETS.find((b) => b >= longest) ?? longest) * k;
+    const packing = packRows(rows, capacity, opts);
+    const cost = packingCost(packing, (n) => bucketLength(n, capacity), dims);
+    if (!best || cost < best.cost) best = { packing, capacity, cost };
+  }
+  return { packing: best!.packing, capacity: best!.capacity };
+}
+
+/**
+ * The given graph rows of a packing as one [B, T] batch (T ≥ every row's length): right-padded; a pad
  * position attends only to itself. Per-token fields start zeroed; fill them through `where`.
  */
-export function packedBatch(p: Packing, from: number, to: number, T: number, pad = 0): PackedBatch {
-  const B = to - from;
+export function packedBatch(p: Packing, graphRows: number[], T: number, pad = 0): PackedBatch {
+  const B = graphRows.length;
   const inputIds = new Int32Array(B * T).fill(pad), positionIds = new Int32Array(B * T), targetIds = new Int32Array(B * T).fill(pad);
   const attentionBias = new Float32Array(B * T * T).fill(NEG_INF);
   for (let b = 0; b < B; b++) {
-    const row = p.rows[from + b];
+    const row = p.rows[graphRows[b]];
     if (row.length > T) throw new Error(`graph row of ${row.length} positions does not fit T=${T}`);
     inputIds.set(row.inputIds, b * T); positionIds.set(row.positionIds, b * T); targetIds.set(row.targetIds, b * T);
     const base = b * T * T;
@@ -180,21 +206,52 @@ export function packedBatch(p: Packing, from: number, to: number, T: number, pad
   return { batch: B, seq: T, inputIds, positionIds, attentionBias, targetIds, lossWeight: new Float32Array(B * T) };
 }
 
+/** One graph call: graph rows of one length T, and where each of them sits in the call's batch. */
+export interface PackedCall { T: number; graphRows: number[]; batch: PackedBatch }
+
 /**
- * Next-token rows (`weights[i]` > 0: token i is learned, as makeLmBatch's weights) packed into graph rows
- * of at most `capacity` positions, one PackedBatch per graph row (T: the smallest of `buckets` that
- * fits). lossWeight is weight / Σ weights over all rows, so Σ over the batches of the packed 'ce' loss
- * equals makeLmBatch's masked token-mean over the same rows.
+ * Graph rows grouped into calls: rows of one bucket length share a call, at most `maxPairs` attention
+ * pairs (B·T²) per call, which bounds the memory of the [B, heads, T, T] attention tensors. Fewer calls
+ * matter: each graph run has a fixed cost (parameters in, gradients out, hundreds of small kernels).
  */
-export function packLmRows(rows: { ids: ArrayLike<number>; weights: ArrayLike<number> }[], capacity: number,
-  opts: { pad?: number; share?: boolean; buckets?: number[] } = {}): PackedBatch[] {
-  const p = packRows(rows.map((r) => ({ ids: r.ids, trained: Array.from(r.weights, (w, i) => (i > 0 && w > 0 ? 1 : 0)) })), capacity, opts);
+export function packedCalls(p: Packing, capacity: number, opts: { pad?: number; maxPairs?: number } = {}): { calls: PackedCall[]; at: (g: number, t: number) => [number, number] } {
+  const maxPairs = opts.maxPairs ?? 2 ** 22;
+  const byT = new Map<number, number[]>();
+  p.rows.forEach((r, g) => { const T = bucketLength(r.length, capacity); (byT.get(T) ?? byT.set(T, []).get(T)!).push(g); });
+  const calls: PackedCall[] = [];
+  const where = new Map<number, [number, number]>(); // graph row → [call, batch row]
+  for (const [T, gs] of [...byT.entries()].sort((a, b) => a[0] - b[0])) {
+    const per = Math.max(1, Math.floor(maxPairs / (T * T)));
+    for (let i = 0; i < gs.length; i += per) {
+      const graphRows = gs.slice(i, i + per);
+      graphRows.forEach((g, b) => where.set(g, [calls.length, b]));
+      calls.push({ T, graphRows, batch: packedBatch(p, graphRows, T, opts.pad) });
+    }
+  }
+  return { calls, at: (g, t) => { const [c, b] = where.get(g)!; return [c, b * calls[c].T + t]; } };
+}
+
+/**
+ * Next-token rows (`weights[i]` > 0: token i is learned, as makeLmBatch's weights) packed (packAuto),
+ * one PackedBatch per graph row. lossWeight is weight / Σ weights over all rows, so Σ over the batches
+ * of the packed 'ce' loss equals makeLmBatch's masked token-mean over the same rows.
+ */
+export function packLmRows(rows: { ids: ArrayLike<number>; weights: ArrayLike<number> }[], dims: ModelDims,
+  opts: { capacity?: number; pad?: number; share?: boolean } = {}): PackedBatch[] {
+  const { packing: p, capacity } = packAuto(rows.map((r) => ({ ids: r.ids, trained: Array.from(r.weights, (w, i) => (i > 0 && w > 0 ? 1 : 0)) })), dims, opts);
   let total = 0;
   rows.forEach((r) => { for (let i = 1; i < r.ids.length; i++) if (r.weights[i] > 0) total += r.weights[i]; });
-  const buckets = opts.buckets ?? [64, 128, 256, 512, 1024, 2048, 4096];
-  const batches = p.rows.map((gr, g) => packedBatch(p, g, g + 1, Math.min(Math.max(capacity, gr.length), buckets.find((b) => b >= gr.length) ?? capacity), opts.pad));
+  const { calls, at } = packedCalls(p, capacity, { pad: opts.pad });
   rows.forEach((r, k) => {
-    p.where[k].forEach((w, i) => { if (w) batches[w[0]].lossWeight[w[1]] = r.weights[i] / Math.max(total, 1e-12); });
+    p.where[k].forEach((w, i) => {
+      if (!w) return;
+      const [c, x] = at(w[0], w[1]);
+      calls[c].batch.lossWeight[x] = r.weights[i] / Math.max(total, 1e-12);
+    });
   });
-  return batches;
+  return calls.map((c) => c.batch);
 }
+
+/** Model dimensions for packingCost from an HF-style config. */
+export const modelDims = (c: { hidden_size: number; intermediate_size: number; vocab_size: number; num_hidden_layers: number }): ModelDims =>
+  ({ hidden: c.hidden_size, inter: c.intermediate_size, vocab: c.vocab_size, layers: c.num_hidden_layers });

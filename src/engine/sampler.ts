@@ -131,6 +131,12 @@ export interface KVModel {
   step(ids: Int32Array, pos: Int32Array, mask: BigInt64Array, keys: KVBuf[], values: KVBuf[], B: number, cap: number): Promise<StepOut>;
   /** 'fast' models return only new K/V from step; 'exact' ones return the full present cache. */
   readonly stepKind: 'new' | 'present';
+  /**
+   * Several new tokens per row after a cached past ('new' kind only): ids/pos [B, S] (left-padded),
+   * keys/values [B, H, past, D], mask [B, past + S]. Returns the last position's logits [B, V] and the
+   * S new positions' keys/values [B, H, S, D]. Lets the sampler reuse a prompt prefix it has seen.
+   */
+  extend?(ids: Int32Array, pos: Int32Array, mask: BigInt64Array, keys: Float32Array[], values: Float32Array[], B: number, past: number, S: number): Promise<StepOut>;
 }
 
 /**
@@ -158,7 +164,17 @@ export interface SamplerOptions {
    * shapes matter on WebGPU, where every new shape compiles shaders; on CPU it only adds padding.
    */
   shapeBucket?: number;
+  /**
+   * Keep the keys/values of recent rows (prompt + output) and prefill a new prompt only after its longest
+   * common prefix with one of them: the next turn of a conversation extends the previous one, and the K
+   * samples of a task share their first prompt. Bounded by `maxBytes` (least recently used go first).
+   * Default on for models with `extend` ('fast'), 64 MiB; false turns it off.
+   */
+  prefixCache?: boolean | { maxBytes?: number; minReuse?: number };
 }
+
+/** Keys/values of one earlier row, [H, len, D] per layer, for its tokens in order. */
+interface CacheEntry { tokens: number[]; keys: Float32Array[]; values: Float32Array[]; bytes: number }
 
 interface Row {
   req: GenerateRequest;
@@ -178,6 +194,10 @@ export class Sampler implements TextGenerator {
   readonly maxContext: number;
   private readonly eos: Set<number>;
   private readonly scratch: SampleScratch;
+  private cache: CacheEntry[] = [];
+  private cacheBytes = 0;
+  /** Prompt tokens prefilled and reused from the prefix cache, since construction. */
+  readonly stats = { prefilled: 0, reused: 0 };
 
   constructor(readonly model: KVModel, readonly tokenizer: BPETokenizer, readonly opts: SamplerOptions) {
     this.name = opts.name ?? 'engine-sampler';
@@ -187,6 +207,137 @@ export class Sampler implements TextGenerator {
   }
 
   countTokens(text: string): number { return this.tokenizer.encode(text).length; }
+
+  private get cacheLimits(): { maxBytes: number; minReuse: number } | null {
+    const o = this.opts.prefixCache ?? true;
+    if (o === false || !this.model.extend || this.model.stepKind !== 'new') return null;
+    return { maxBytes: (o === true ? undefined : o.maxBytes) ?? 64 * 2 ** 20, minReuse: (o === true ? undefined : o.minReuse) ?? 8 };
+  }
+
+  /** The cached row sharing the longest prefix with `p`, leaving at least the last prompt token to compute. */
+  private lookup(p: number[]): { entry: CacheEntry | null; m: number } {
+    const lim = this.cacheLimits;
+    let best: CacheEntry | null = null, bestM = 0;
+    if (lim) for (const e of this.cache) {
+      const n = Math.min(e.tokens.length, p.length - 1);
+      let k = 0;
+      while (k < n && e.tokens[k] === p[k]) k++;
+      if (k > bestM) { bestM = k; best = e; }
+    }
+    if (!best || bestM < (lim?.minReuse ?? 1)) return { entry: null, m: 0 };
+    // Most recently used last, so eviction drops the least recently used.
+    this.cache.splice(this.cache.indexOf(best), 1);
+    this.cache.push(best);
+    return { entry: best, m: bestM };
+  }
+
+  private remember(e: CacheEntry): void {
+    const lim = this.cacheLimits;
+    if (!lim || e.bytes > lim.maxBytes || e.tokens.length === 0) return;
+    const same = this.cache.findIndex((x) => x.tokens.length === e.tokens.length && x.tokens.every((t, i) => t === e.tokens[i]));
+    if (same >= 0) { this.cacheBytes -= this.cache[same].bytes; this.cache.splice(same, 1); }
+    this.cache.push(e);
+    this.cacheBytes += e.bytes;
+    while (this.cacheBytes > lim.maxBytes) this.cacheBytes -= this.cache.shift()!.bytes;
+  }
+
+  /** Drops every cached prefix (e.g. the weights behind them changed). */
+  clearPrefixCache(): void { this.cache = []; this.cacheBytes = 0; }
+
+  /**
+   * Prefill of unique prompts when some have a cached prefix: misses run the plain prefill, hits run
+   * only their suffix after the cached keys/values (model.extend). Both are laid out in one prompt
+   * region of Ts slots per prompt, with a validity mask (slot order = token order; positions are baked
+   * into the keys, so slots need not be contiguous).
+   */
+  private async prefillWithCache(uniq: number[][], hits: { entry: CacheEntry | null; m: number }[]): Promise<{ pre: StepOut; Ts: number; pmask: Uint8Array }> {
+    const m = this.model;
+    const L = m.numLayers, H = m.numKvHeads, D = m.headDim, V = m.vocabSize, pad = this.opts.padTokenId;
+    const U = uniq.length;
+    const missU: number[] = [], hitU: number[] = [];
+    uniq.forEach((_, u) => (hits[u].m > 0 ? hitU : missU).push(u));
+    let Tm = 0, miss: StepOut | null = null;
+    if (missU.length) {
+      Tm = Math.max(...missU.map((u) => uniq[u].length));
+      const n = missU.length;
+      const ids = new Int32Array(n * Tm).fill(pad), mk = new Uint8Array(n * Tm), pos = new Int32Array(n * Tm).fill(1);
+      missU.forEach((u, j) => {
+        const p = uniq[u], off = j * Tm + (Tm - p.length);
+        for (let i = 0; i < p.length; i++) { ids[off + i] = p[i]; mk[off + i] = 1; pos[off + i] = i; }
+      });
+      miss = await m.prefill(ids, mk, pos, n, Tm);
+      this.stats.prefilled += missU.reduce((a, u) => a + uniq[u].length, 0);
+    }
+    const nH = hitU.length;
+    const C = Math.max(...hitU.map((u) => hits[u].m)), S = Math.max(...hitU.map((u) => uniq[u].length - hits[u].m));
+    const pastK = Array.from({ length: L }, () => new Float32Array(nH * H * C * D));
+    const pastV = Array.from({ length: L }, () => new Float32Array(nH * H * C * D));
+    const mask = new BigInt64Array(nH * (C + S)), ids = new Int32Array(nH * S).fill(pad), pos = new Int32Array(nH * S).fill(1);
+    hitU.forEach((u, i) => {
+      const { entry, m: mu } = hits[u];
+      const p = uniq[u], len = entry!.tokens.length, suf = p.length - mu;
+      for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) {
+        pastK[l].set(entry!.keys[l].subarray(h * len * D, (h * len + mu) * D), (i * H + h) * C * D);
+        pastV[l].set(entry!.values[l].subarray(h * len * D, (h * len + mu) * D), (i * H + h) * C * D);
+      }
+      mask.fill(1n, i * (C + S), i * (C + S) + mu);
+      for (let k = 0; k < suf; k++) {
+        ids[i * S + S - suf + k] = p[mu + k]; pos[i * S + S - suf + k] = mu + k;
+        mask[i * (C + S) + C + S - suf + k] = 1n;
+      }
+      this.stats.reused += mu; this.stats.prefilled += suf;
+    });
+    const ext = await m.extend!(ids, pos, mask, pastK, pastV, nH, C, S);
+
+    const Ts = Math.max(Tm, C + S);
+    const keys = Array.from({ length: L }, () => new Float32Array(U * H * Ts * D));
+    const values = Array.from({ length: L }, () => new Float32Array(U * H * Ts * D));
+    const pmask = new Uint8Array(U * Ts), logits = new Float32Array(U * V);
+    missU.forEach((u, j) => {
+      for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) {
+        const src = (j * H + h) * Tm * D, dst = (u * H + h) * Ts * D;
+        keys[l].set((miss!.keys[l] as Float32Array).subarray(src, src + Tm * D), dst);
+        values[l].set((miss!.values[l] as Float32Array).subarray(src, src + Tm * D), dst);
+      }
+      pmask.fill(1, u * Ts + Tm - uniq[u].length, u * Ts + Tm);
+      logits.set(miss!.logits.subarray(j * V, (j + 1) * V), u * V);
+    });
+    hitU.forEach((u, i) => {
+      const { m: mu } = hits[u], suf = uniq[u].length - mu;
+      for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) {
+        const dst = (u * H + h) * Ts * D;
+        keys[l].set(pastK[l].subarray((i * H + h) * C * D, (i * H + h + 1) * C * D), dst);
+        values[l].set(pastV[l].subarray((i * H + h) * C * D, (i * H + h + 1) * C * D), dst);
+        keys[l].set((ext.keys[l] as Float32Array).subarray((i * H + h) * S * D, (i * H + h + 1) * S * D), dst + C * D);
+        values[l].set((ext.values[l] as Float32Array).subarray((i * H + h) * S * D, (i * H + h + 1) * S * D), dst + C * D);
+      }
+      pmask.fill(1, u * Ts, u * Ts + mu);
+      pmask.fill(1, u * Ts + C + S - suf, u * Ts + C + S);
+      logits.set(ext.logits.subarray(i * V, (i + 1) * V), u * V);
+    });
+    return { pre: { logits, keys, values }, Ts, pmask };
+  }
+
+  /** Remembers a row's keys/values (valid prompt slots, then its generated tokens that were fed back). */
+  private rememberRow(r: Row, promptMask: Uint8Array, Ts: number, keys: KVBuf[], values: KVBuf[], slot: number, cap: number): void {
+    if (!this.cacheLimits || !keys.every(isHost) || !values.every(isHost)) return;
+    const H = this.model.numKvHeads, D = this.model.headDim;
+    const fed = Math.max(0, r.out.length - 1);
+    const slots: number[] = [];
+    for (let j = 0; j < Ts; j++) if (promptMask[j]) slots.push(j);
+    for (let k = 0; k < fed; k++) slots.push(Ts + k);
+    const len = slots.length;
+    const copy = (src: Float32Array) => {
+      const out = new Float32Array(H * len * D);
+      for (let h = 0; h < H; h++) {
+        const base = (slot * H + h) * cap * D;
+        slots.forEach((sl, k) => out.set(src.subarray(base + sl * D, base + (sl + 1) * D), (h * len + k) * D));
+      }
+      return out;
+    };
+    const K = (keys as Float32Array[]).map(copy), Vv = (values as Float32Array[]).map(copy);
+    this.remember({ tokens: [...r.prompt, ...r.out.slice(0, fed)], keys: K, values: Vv, bytes: 8 * K.length * H * len * D });
+  }
 
   async generate(reqs: GenerateRequest[]): Promise<Generation[]> {
     if (reqs.length === 0) return [];
@@ -221,25 +372,34 @@ export class Sampler implements TextGenerator {
     const roundUp = (n: number) => (bucket > 0 ? Math.ceil(n / bucket) * bucket : n);
     const Tmax = Math.max(...uniq.map((p) => p.length));
     const Tp = Math.max(Tmax, Math.min(roundUp(Tmax), this.maxContext - 1));
-    const ids = new Int32Array(U * Tp).fill(this.opts.padTokenId);
-    const pmask = new Uint8Array(U * Tp);
-    const pos = new Int32Array(U * Tp);
-    uniq.forEach((p, u) => {
-      const off = u * Tp + (Tp - p.length);
-      for (let i = 0; i < p.length; i++) { ids[off + i] = p[i]; pmask[off + i] = 1; pos[off + i] = i; }
-      for (let i = 0; i < Tp - p.length; i++) pos[u * Tp + i] = 1;
-    });
     // Left padding gives every row the same slot count, so the longest prompt bounds all rows.
     for (const r of rows) {
       r.maxNew = Math.min(r.maxNew, this.maxContext - Tp);
       if (r.maxNew <= 0) { r.maxNew = 0; r.done = 'length'; }
     }
-    const pre = await m.prefill(ids, pmask, pos, U, Tp);
+    // Ts: prompt slots per row in the cache (Tp, or wider when cached prefixes and suffixes are laid side by side).
+    const hits = this.cacheLimits ? uniq.map((p) => this.lookup(p)) : [];
+    let pre: StepOut, Ts: number, pmask: Uint8Array;
+    if (hits.some((h) => h.m > 0)) {
+      ({ pre, Ts, pmask } = await this.prefillWithCache(uniq, hits));
+    } else {
+      Ts = Tp;
+      const ids = new Int32Array(U * Tp).fill(this.opts.padTokenId);
+      pmask = new Uint8Array(U * Tp);
+      const pos = new Int32Array(U * Tp);
+      uniq.forEach((p, u) => {
+        const off = u * Tp + (Tp - p.length);
+        for (let i = 0; i < p.length; i++) { ids[off + i] = p[i]; pmask[off + i] = 1; pos[off + i] = i; }
+        for (let i = 0; i < Tp - p.length; i++) pos[u * Tp + i] = 1;
+      });
+      pre = await m.prefill(ids, pmask, pos, U, Tp);
+      this.stats.prefilled += uniq.reduce((a, p) => a + p.length, 0);
+    }
 
     const B = rows.length;
     const maxNew = Math.max(...rows.map((r) => r.maxNew));
     // 'new' kind: allocate every slot the longest row can need, once, so every step has one shape.
-    let cap = m.stepKind === 'new' ? Math.max(Tp + Math.max(0, maxNew - 1), Math.min(roundUp(Tp + maxNew - 1), this.maxContext - 1)) : Tp;
+    let cap = m.stepKind === 'new' ? Math.max(Ts + Math.max(0, maxNew - 1), Math.min(roundUp(Ts + maxNew - 1), this.maxContext - 1)) : Ts;
     let keys: KVBuf[] = [], values: KVBuf[] = [];
     const sameRows = U === B && rowToU.every((u, b) => u === b);
     // A present-kind model's prefill output already is the cache (and may live on the device).
@@ -251,15 +411,15 @@ export class Sampler implements TextGenerator {
       for (let b = 0; b < B; b++) {
         const u = rowToU[b];
         for (let h = 0; h < H; h++) {
-          const src = (u * H + h) * Tp * D, dst = (b * H + h) * cap * D;
-          K.set(pk.subarray(src, src + Tp * D), dst);
-          Vv.set(pv.subarray(src, src + Tp * D), dst);
+          const src = (u * H + h) * Ts * D, dst = (b * H + h) * cap * D;
+          K.set(pk.subarray(src, src + Ts * D), dst);
+          Vv.set(pv.subarray(src, src + Ts * D), dst);
         }
       }
       keys.push(K); values.push(Vv);
     }
     // Prompt part of the mask per row; generated slots are appended as they are filled.
-    const promptMask: Uint8Array[] = rows.map((_, b) => pmask.subarray(rowToU[b] * Tp, rowToU[b] * Tp + Tp));
+    const promptMask: Uint8Array[] = rows.map((_, b) => pmask.subarray(rowToU[b] * Ts, rowToU[b] * Ts + Ts));
 
     // active[i] = index into rows of batch slot i.
     let active = rows.map((_, i) => i);
@@ -288,6 +448,7 @@ export class Sampler implements TextGenerator {
       if (live.length === 0) break;
       const hostCache = keys.every(isHost) && values.every(isHost);
       if (hostCache && live.length < active.length && compactBelow > 0 && live.length <= active.length * compactBelow) {
+        active.forEach((b, i) => { if (rows[b].done) this.rememberRow(rows[b], promptMask[b], Ts, keys, values, i, cap); });
         const keepSlots = active.map((b, i) => [b, i] as const).filter(([b]) => !rows[b].done).map(([, i]) => i);
         keys = (keys as Float32Array[]).map((K) => gatherRows(K, keepSlots, HD * cap));
         values = (values as Float32Array[]).map((Vv) => gatherRows(Vv, keepSlots, HD * cap));
@@ -307,19 +468,19 @@ export class Sampler implements TextGenerator {
         mask = new BigInt64Array(Bc * W);
         for (let i = 0; i < Bc; i++) {
           const pm = promptMask[active[i]];
-          for (let j = 0; j < Tp; j++) if (pm[j]) mask[i * W + j] = 1n;
-          mask.fill(1n, i * W + Tp, i * W + Tp + t);
+          for (let j = 0; j < Ts; j++) if (pm[j]) mask[i * W + j] = 1n;
+          mask.fill(1n, i * W + Ts, i * W + Ts + t);
           mask[i * W + cap] = 1n;
         }
       } else if (t > 0) {
-        for (let i = 0; i < Bc; i++) mask[i * W + Tp + t - 1] = 1n;
+        for (let i = 0; i < Bc; i++) mask[i * W + Ts + t - 1] = 1n;
       }
       const so = await m.step(stepIds, stepPos, mask, keys, values, Bc, cap);
       if (m.stepKind === 'present') {
         release(keys); release(values);
         keys = so.keys; values = so.values; cap += 1;
       } else {
-        const slot = Tp + t;
+        const slot = Ts + t;
         for (let l = 0; l < L; l++) {
           const K = keys[l] as Float32Array, Vv = values[l] as Float32Array;
           const nk = so.keys[l] as Float32Array, nv = so.values[l] as Float32Array;
@@ -333,6 +494,7 @@ export class Sampler implements TextGenerator {
       t++;
       for (let i = 0; i < Bc; i++) if (!rows[active[i]].done) accept(active[i], so.logits, i * V);
     }
+    active.forEach((b, i) => this.rememberRow(rows[b], promptMask[b], Ts, keys, values, i, cap));
     release(keys); release(values);
 
     return rows.map((r) => {
@@ -438,6 +600,14 @@ export async function createOrtKVModel(runtime: Runtime, cfg: LlamaConfig, param
         position_ids: { type: 'int64', data: toI64(pos), dims: [B, 1] },
       }, keys, values, B, cap));
       return { logits: logitsOf(res).data as Float32Array, ...collect(res, mode === 'exact' ? 'present' : 'new') };
+    },
+    extend: mode === 'exact' ? undefined : async (ids, pos, mask, keys, values, B, past, S) => {
+      const res = await run(stepSess, kvFeeds({
+        input_ids: { type: 'int64', data: toI64(ids), dims: [B, S] },
+        attention_mask: { type: 'int64', data: mask, dims: [B, past + S] },
+        position_ids: { type: 'int64', data: toI64(pos), dims: [B, S] },
+      }, keys, values, B, past));
+      return { logits: logitsOf(res).data as Float32Array, ...collect(res, 'new') };
     },
     async release() {
       await prefillSess.release();

@@ -8,7 +8,7 @@
 
 import type { Params } from '../engine/decoder';
 import type { AggMode, KlType } from '../engine/losses';
-import { packingCost, packRows, packedBatch, type PackedBatch } from '../engine/packing';
+import { modelDims, packAuto, packedCalls, type PackedBatch } from '../engine/packing';
 import type { Model } from '../engine/trainer-core';
 
 export interface UpdateRow { promptIds: number[]; outputIds: number[]; logprobs: number[]; adv: number }
@@ -46,8 +46,6 @@ export interface UpdateStats {
 
 export interface UpdateResult extends UpdateStats { gradNorm: number; skipped: boolean; note?: string }
 
-const BUCKETS = [64, 128, 256, 512, 1024, 2048, 4096, 8192];
-
 /** Rows the update can train: at least one output token, and prompt + output within the context. */
 export function usableRows<R extends UpdateRow>(rows: R[], maxContext: number): R[] {
   return rows.filter((r) => r.outputIds.length > 0 && r.promptIds.length + r.outputIds.length <= maxContext);
@@ -73,10 +71,6 @@ export function tokenWeights(outputLengths: number[], mode: AggMode, normBy: num
   });
 }
 
-function bucketOf(n: number, cap: number): number {
-  return Math.min(BUCKETS.find((b) => b >= n) ?? cap, Math.max(cap, n));
-}
-
 /** Loss, metrics and summed gradients over the rows, without updating the model. */
 export async function grpoGradients(model: Model, rowsIn: UpdateRow[], s: UpdateSettings, ref?: Model): Promise<{ grads: Params; stats: UpdateStats }> {
   const rows = usableRows(rowsIn, s.maxContext);
@@ -88,46 +82,34 @@ export async function grpoGradients(model: Model, rowsIn: UpdateRow[], s: Update
     const ids = [...r.promptIds, ...r.outputIds];
     return { ids, trained: ids.map((_, i) => (i >= P ? 1 : 0)) };
   });
-  const pack = (c: number) => packRows(inputs, c, { share: s.sharePrefixes ?? true, pad: s.pad });
-  // Capacity: as given, or the cheapest of a few (bigger graph rows share more, but pay T² attention).
-  const longest = Math.max(...inputs.map((x) => x.ids.length));
-  const c = model.cfg;
-  const dims = { hidden: c.hidden_size, inter: c.intermediate_size, vocab: c.vocab_size, layers: c.num_hidden_layers };
-  let cap = s.packLength ?? 0, packing = cap ? pack(cap) : null;
-  if (!packing) {
-    let best = Infinity;
-    for (const cand of [1, 2, 4].map((k) => bucketOf(longest, longest) * k)) {
-      const p = pack(cand), cost = packingCost(p, (n) => bucketOf(n, cand), dims);
-      if (cost < best) { best = cost; packing = p; cap = cand; }
-    }
-  }
-  packing = packing!;
+  const { packing, capacity: cap } = packAuto(inputs, modelDims(model.cfg), { capacity: s.packLength, share: s.sharePrefixes ?? true, pad: s.pad });
   stats.packLength = cap;
   const weights = tokenWeights(rows.map((r) => r.outputIds.length), s.lossAggMode, s.maxContext);
   const N = rows.reduce((a, r) => a + r.outputIds.length, 0);
   stats.tokens = N;
   stats.usefulTokens = packing.positions;
 
-  // One graph call per graph row: the trained tokens of a row all land in one graph row.
-  const perGraphRow: { r: number; j: number; t: number }[][] = packing.rows.map(() => []);
+  const { calls, at } = packedCalls(packing, cap, { pad: s.pad });
+  const perCall: { r: number; j: number; x: number }[][] = calls.map(() => []);
   rows.forEach((row, r) => {
     const P = row.promptIds.length;
     for (let j = 0; j < row.outputIds.length; j++) {
       const [g, t] = packing.where[r][P + j]!;
-      perGraphRow[g].push({ r, j, t });
+      const [c, x] = at(g, t);
+      perCall[c].push({ r, j, x });
     }
   });
   const loss = { kind: 'grpo' as const, kl: s.klType };
   const hyper = { clipRatioLow: s.clipRatioLow, clipRatioHigh: s.clipRatioHigh, clipRatioC: s.clipRatioC, klCoef: s.klCoef };
   let entropySum = 0;
-  for (let g = 0; g < packing.rows.length; g++) {
-    const T = bucketOf(packing.rows[g].length, cap);
-    const batch: PackedBatch = packedBatch(packing, g, g + 1, T, s.pad);
-    const advantages = new Float32Array(T), oldLogprobs = new Float32Array(T);
-    for (const { r, j, t } of perGraphRow[g]) {
-      batch.lossWeight[t] = weights[r];
-      advantages[t] = rows[r].adv;
-      oldLogprobs[t] = rows[r].logprobs[j] ?? 0;
+  for (let c = 0; c < calls.length; c++) {
+    const batch: PackedBatch = calls[c].batch;
+    const n = batch.batch * batch.seq;
+    const advantages = new Float32Array(n), oldLogprobs = new Float32Array(n);
+    for (const { r, j, x } of perCall[c]) {
+      batch.lossWeight[x] = weights[r];
+      advantages[x] = rows[r].adv;
+      oldLogprobs[x] = rows[r].logprobs[j] ?? 0;
     }
     batch.advantages = advantages; batch.oldLogprobs = oldLogprobs;
     if (ref && s.klType !== 'none') batch.refLogprobs = (await ref.score(batch)).logprobs;
@@ -138,8 +120,8 @@ export async function grpoGradients(model: Model, rowsIn: UpdateRow[], s: Update
     }
     stats.loss += out.loss; stats.pg += out.metrics.pg_loss ?? 0; stats.kl += out.metrics.kl_loss ?? 0;
     stats.ppoKl += out.metrics.ppo_kl_sum ?? 0; stats.clip += out.metrics.clipfrac_sum ?? 0;
-    for (const { t } of perGraphRow[g]) entropySum += out.entropy[t];
-    stats.processedTokens += T;
+    for (const { x } of perCall[c]) entropySum += out.entropy[x];
+    stats.processedTokens += n;
     stats.graphCalls += 1;
   }
   stats.ppoKl /= N; stats.clip /= N; stats.entropy = entropySum / N;

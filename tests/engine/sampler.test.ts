@@ -106,6 +106,28 @@ describe('sampler', () => {
     }
   });
 
+  it('prefix cache: multi-turn prompts that extend earlier rows give the same tokens as a full prefill', async () => {
+    const mk = async (prefixCache: boolean) => new Sampler(await createOrtKVModel(nodeRuntime(), config, params), tok,
+      { maxContext: 96, eosTokenIds: [2], padTokenId: 0, prefixCache: prefixCache ? { minReuse: 2 } : false });
+    const cached = await mk(true), plain = await mk(false);
+    // Turn 1: K samples of two tasks (identical prompts), then each conversation continues with its own
+    // output and a new message; one row appears fresh (nothing cached) in turn 2; the last turn nears the context.
+    let prompts = ['The agent calls a tool today. A user books', 'The agent calls a tool today. A user books', 'A robot opens the door.', 'A robot opens the door.'];
+    const opts = (i: number, turn: number) => req('', { temperature: turn === 1 ? 0 : 0.8, seed: 10 * turn + i, maxNewTokens: turn === 2 ? 20 : 8 });
+    for (let turn = 0; turn < 3; turn++) {
+      const reqs = prompts.map((p, i) => ({ ...opts(i, turn), prompt: p }));
+      const a = await cached.generate(reqs), b = await plain.generate(reqs);
+      expect(a.map((g) => g.outputIds)).toEqual(b.map((g) => g.outputIds));
+      expect(a.map((g) => g.promptIds)).toEqual(b.map((g) => g.promptIds));
+      a.forEach((g, i) => g.logprobs.forEach((lp, j) => expect(Math.abs(lp - b[i].logprobs[j])).toBeLessThan(1e-4)));
+      prompts = prompts.map((p, i) => (turn === 0 && i === 3 ? 'x = y + 1; fresh start' : `${p}${a[i].text} then result ${i}:`));
+    }
+    expect(cached.stats.reused).toBeGreaterThan(100); // 146 of 435 prompt tokens when written
+    expect(plain.stats.reused).toBe(0);
+    await (cached.model as unknown as { release(): Promise<void> }).release();
+    await (plain.model as unknown as { release(): Promise<void> }).release();
+  });
+
   it('stops after the first stop string and keeps it in the text', async () => {
     const base = req('The model', { temperature: 1.2, seed: 5, maxNewTokens: 24 });
     const [free] = await fast.generate([base]);
