@@ -14,7 +14,9 @@ import {
   type ProbeResult, type ProbeSet, type ProbeSummary,
 } from '../agent/probes';
 import type { TextGenerator } from '../engine/generator';
+import { Rng } from '../engine/rng';
 import { getWorld } from '../envs/worlds/index';
+import { DEFAULT_RESAMPLES, quantile, type Estimate } from './stats';
 
 /** Held-out tasks the fixed set draws its calls from (the first of the world's test split). */
 export const PROBE_POOL_TASKS = 100;
@@ -68,6 +70,56 @@ export function conditionJson(s: ProbeSummary): ConditionJson {
   return { overall: summaryJson(s.overall), recall: summaryJson(s.recall), inference: summaryJson(s.inference) };
 }
 
+/**
+ * Percentile bootstrap of a mean over probes that come in clusters (the calls of one task share its state and
+ * conversation, so they are not independent): whole tasks are resampled with replacement, then the probes of
+ * the drawn tasks are averaged. Null without values.
+ */
+export function clusterBootstrap(values: number[], clusters: string[], opts: { resamples?: number; seed?: number } = {}): Estimate | null {
+  if (values.length === 0) return null;
+  if (values.length !== clusters.length) throw new Error('clusterBootstrap: one cluster per value');
+  const by = new Map<string, { sum: number; n: number }>();
+  values.forEach((v, i) => { const c = by.get(clusters[i]) ?? { sum: 0, n: 0 }; c.sum += v; c.n++; by.set(clusters[i], c); });
+  const groups = [...by.values()];
+  const B = opts.resamples ?? DEFAULT_RESAMPLES;
+  const rng = new Rng(opts.seed ?? 0);
+  const reps = new Float64Array(B);
+  for (let b = 0; b < B; b++) {
+    let sum = 0, n = 0;
+    for (let j = 0; j < groups.length; j++) { const g = groups[rng.int(groups.length)]; sum += g.sum; n += g.n; }
+    reps[b] = sum / n;
+  }
+  reps.sort();
+  const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
+  return { mean: round4(values.reduce((a, v) => a + v, 0) / values.length), ci95: [round4(quantile(reps, 0.025)), round4(quantile(reps, 0.975))] };
+}
+
+export interface LabelIntervals { field_f1: Estimate | null; exact: Estimate | null }
+export type ConditionIntervals = Record<'overall' | 'recall' | 'inference', LabelIntervals>;
+
+/** 95% intervals (tasks resampled) of field F1 and exact match for each label. */
+export function conditionIntervals(rs: ProbeResult[], taskOf: (id: string) => string, seed = 0): ConditionIntervals {
+  const part = (keep: (r: ProbeResult) => boolean): LabelIntervals => {
+    const sel = rs.filter(keep);
+    const cl = sel.map((r) => taskOf(r.id));
+    return {
+      field_f1: clusterBootstrap(sel.map((r) => r.fidelity.fieldF1), cl, { seed }),
+      exact: clusterBootstrap(sel.map((r) => (r.fidelity.exact ? 1 : 0)), cl, { seed }),
+    };
+  };
+  return { overall: part(() => true), recall: part((r) => r.label === 'recall'), inference: part((r) => r.label === 'inference') };
+}
+
+/** Paired hints-on minus hints-off field F1 per label (same probes; tasks resampled): what the hints add. */
+export function hintsEffect(on: ProbeResult[], off: ProbeResult[], taskOf: (id: string) => string, seed = 0): Record<'overall' | 'recall' | 'inference', Estimate | null> {
+  const offBy = new Map(off.map((r) => [r.id, r]));
+  const part = (keep: (r: ProbeResult) => boolean) => {
+    const sel = on.filter((r) => keep(r) && offBy.has(r.id));
+    return clusterBootstrap(sel.map((r) => r.fidelity.fieldF1 - offBy.get(r.id)!.fidelity.fieldF1), sel.map((r) => taskOf(r.id)), { seed });
+  };
+  return { overall: part(() => true), recall: part((r) => r.label === 'recall'), inference: part((r) => r.label === 'inference') };
+}
+
 export type HintsChoice = 'on' | 'off' | 'both';
 
 export interface ProbeRunOptions {
@@ -92,6 +144,10 @@ export interface FidelityReport {
   };
   hints_on?: ConditionJson;
   hints_off?: ConditionJson;
+  /** 95% bootstrap intervals over held-out tasks (a task's probes resampled together). */
+  ci95: { hints_on?: ConditionIntervals; hints_off?: ConditionIntervals };
+  /** Hints on minus hints off, field F1, paired per probe (only with hints 'both'). */
+  hints_effect?: Record<'overall' | 'recall' | 'inference', Estimate | null>;
   /** What copying the first shown hint would score (no model): the ceiling of copying on these probes. */
   copy_first_hint: ConditionJson;
   results: { hints_on?: ProbeResult[]; hints_off?: ProbeResult[] };
@@ -111,6 +167,8 @@ export async function runFidelityProbe(gen: TextGenerator, set: WorldProbeSet, o
     results[hints ? 'hints_on' : 'hints_off'] = rs;
   }
   const count = (l: string) => set.probes.filter((p) => p.label === l).length;
+  const taskOf = new Map(set.probes.map((p) => [p.id, p.taskId]));
+  const task = (id: string) => taskOf.get(id)!;
   return {
     world: set.world, seed: set.seed, temperature: o.temperature ?? 0,
     probes: {
@@ -119,6 +177,11 @@ export async function runFidelityProbe(gen: TextGenerator, set: WorldProbeSet, o
     },
     ...(results.hints_on ? { hints_on: conditionJson(summarizeProbes(results.hints_on)) } : {}),
     ...(results.hints_off ? { hints_off: conditionJson(summarizeProbes(results.hints_off)) } : {}),
+    ci95: {
+      ...(results.hints_on ? { hints_on: conditionIntervals(results.hints_on, task, set.seed) } : {}),
+      ...(results.hints_off ? { hints_off: conditionIntervals(results.hints_off, task, set.seed) } : {}),
+    },
+    ...(results.hints_on && results.hints_off ? { hints_effect: hintsEffect(results.hints_on, results.hints_off, task, set.seed) } : {}),
     copy_first_hint: conditionJson(summarizeProbes(copyFirstHintResults(set.probes))),
     results,
   };

@@ -77,6 +77,11 @@ async function main(): Promise<void> {
     if (report.hints_on) printCondition('hints on (the rollout prompt)', report.hints_on);
     if (report.hints_off) printCondition('hints off', report.hints_off);
     printCondition('copying the first shown hint (no model)', report.copy_first_hint);
+    if (report.hints_effect) {
+      const fmt = (e: { mean: number; ci95: [number, number] } | null) => (e ? `${e.mean.toFixed(3)} [${e.ci95[0].toFixed(3)}, ${e.ci95[1].toFixed(3)}]` : '–');
+      const h = report.hints_effect;
+      process.stdout.write(`what the hints add (field F1, on − off, 95% CI over tasks): overall ${fmt(h.overall)}; recall ${fmt(h.recall)}; inference ${fmt(h.inference)}\n`);
+    }
     process.stdout.write(`(${seconds} s)\n`);
   } finally {
     await gen.release();

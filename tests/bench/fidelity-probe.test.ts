@@ -8,7 +8,7 @@ import { formatRehearse } from '../../src/agent/protocol';
 import { rollout } from '../../src/agent/rollout';
 import { compactFormat } from '../../src/agent/chatTemplate';
 import { expertGenerator, FakeGenerator, fakeCount, KvEnv, kvTask, type Responder } from '../../src/agent/testing';
-import { runFidelityProbe, statsJson, worldProbeSet } from '../../src/bench/fidelity-probe';
+import { clusterBootstrap, runFidelityProbe, statsJson, worldProbeSet } from '../../src/bench/fidelity-probe';
 import type { Message, Task, ToolCall } from '../../src/envs/types';
 import { getWorld } from '../../src/envs/worlds/index';
 
@@ -161,6 +161,27 @@ describe('fidelity probe scoring', () => {
     // The model-free baseline agrees with the fake copier run through the generator.
     expect(report.copy_first_hint.recall.field_f1).toBeCloseTo(on.recall.field_f1!, 6);
     expect(report.probes.recall + report.probes.inference).toBe(set.probes.length);
+    // What the hints add, paired per probe: all of the copier's recall score, and its interval excludes 0.
+    expect(report.hints_effect!.recall!.mean).toBeCloseTo(on.recall.field_f1! - off.recall.field_f1!, 3);
+    expect(report.hints_effect!.recall!.ci95[0]).toBeGreaterThan(0);
+    const ci = report.ci95.hints_on!.recall.field_f1!;
+    expect(ci.ci95[0]).toBeLessThanOrEqual(ci.mean);
+    expect(ci.ci95[1]).toBeGreaterThanOrEqual(ci.mean);
+  });
+
+  it('cluster bootstrap: tasks are resampled whole; deterministic in the seed; null without values', () => {
+    expect(clusterBootstrap([], [])).toBeNull();
+    expect(clusterBootstrap([0.5, 0.5, 0.5], ['a', 'b', 'b'])).toEqual({ mean: 0.5, ci95: [0.5, 0.5] });
+    // Task a: three probes at 1; task b: one at 0. Resampling tasks gives means of 0, 0.75 or 1 only.
+    const e = clusterBootstrap([1, 1, 1, 0], ['a', 'a', 'a', 'b'], { seed: 3 })!;
+    expect(e.mean).toBe(0.75);
+    expect(e.ci95).toEqual([0, 1]);
+    expect(clusterBootstrap([1, 1, 1, 0], ['a', 'a', 'a', 'b'], { seed: 3 })).toEqual(e);
+    // With every probe its own cluster the interval is narrower than with one cluster per task.
+    const xs = Array.from({ length: 40 }, (_, i) => (i < 20 ? 1 : 0));
+    const own = clusterBootstrap(xs, xs.map((_, i) => `t${i}`))!;
+    const two = clusterBootstrap(xs, xs.map((_, i) => (i < 20 ? 'a' : 'b')))!;
+    expect(own.ci95[1] - own.ci95[0]).toBeLessThan(two.ci95[1] - two.ci95[0]);
   });
 
   it('a label without probes reports null rates, not zeros', () => {
@@ -174,19 +195,19 @@ describe("the trainer's scheduled evaluation", () => {
       import('../../src/agent/chatTemplate'), import('../../src/engine/decoder'), import('../../src/engine/runtime-node'),
       import('../../src/engine/tokenizer'), import('../../src/rl/trainer'),
     ]);
-    const evalTasks = getWorld('files').tasks({ split: 'test', count: 3 });
+    const evalTasks = getWorld('files').tasks({ split: 'test', count: 2 });
     const corpus = evalTasks.flatMap((t) => t.reference.map((m) => m.content)).join('\n');
     const tokenizer = new BPETokenizer(trainBPE(corpus, { vocabSize: 300, specialTokens: DEFAULT_SPECIAL_TOKENS, addedTokens: PROTOCOL_TOKENS }));
     const config = makeConfig('tiny', { vocab_size: tokenizer.vocabSize, max_position_embeddings: 1024, hidden_size: 32, intermediate_size: 64, num_hidden_layers: 1 });
     const ids = { eos: tokenizer.json.added_tokens.find((t) => t.content === '<|end|>')!.id, pad: 0 };
     const profile = { ...TINY_PROFILE, act: { maxNewTokens: 8 }, rehearse: { maxNewTokens: 8 }, limits: { maxAssistantTurns: 1, maxGenerations: 3, minNewTokens: 4 } };
-    const make = (evalProbes: number) => new GrpoTrainer({ ...DEFAULT_TRAIN_CONFIG, evalTasks: 3, evalProbes, checkpointEvery: 0 }, {
+    const make = (evalProbes: number) => new GrpoTrainer({ ...DEFAULT_TRAIN_CONFIG, evalTasks: 2, evalProbes, checkpointEvery: 0 }, {
       runtime: nodeRuntime(), config, params: initParams(config, 3), tokenizer, ids, profile,
       trainTasks: () => evalTasks, evalTasks, runId: 'probe-test',
     });
-    const e = await make(6).evaluate();
+    const e = await make(2).evaluate();
     for (const k of ['success', 'checklist', 'passAtK', 'fidelityF1', 'fidelityExact', 'errorAgree'] as const) expect(Number.isFinite(e[k])).toBe(true);
-    expect((e.recallProbes ?? 0) + (e.inferenceProbes ?? 0)).toBe(6);
+    expect((e.recallProbes ?? 0) + (e.inferenceProbes ?? 0)).toBe(2);
     expect(e.recallProbes).toBeGreaterThan(0);
     for (const k of ['noHintsF1', 'noHintsExact'] as const) { expect(e[k]).toBeGreaterThanOrEqual(0); expect(e[k]).toBeLessThanOrEqual(1); }
     for (const k of ['recallF1', 'recallExact', 'inferenceF1', 'inferenceExact'] as const) {
@@ -195,9 +216,8 @@ describe("the trainer's scheduled evaluation", () => {
       expect(e[k]).toBeGreaterThanOrEqual(0);
       expect(e[k]).toBeLessThanOrEqual(1);
     }
-    const off = await make(0).evaluate();
-    expect(off.recallF1).toBeUndefined();
-    expect(off.noHintsF1).toBeUndefined();
-    expect(off.fidelityF1).toBe(e.fidelityF1);
+    const { validateTrainConfig } = await import('../../src/rl/trainer');
+    expect(validateTrainConfig({ evalProbes: 0 }).ok).toBe(true);
+    expect(validateTrainConfig({ evalProbes: -1 }).ok).toBe(false);
   }, 60_000);
 });
