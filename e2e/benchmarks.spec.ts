@@ -8,6 +8,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { openApp, shot } from './helpers';
 
 const SHORT = 'b.world=files&b.tasks=6&b.k=2&b.temp=0.6&b.topp=0.95&b.turns=2&b.max=24&b.seed=3';
+const PRE = 'b.world=files&b.tasks=3&b.k=1&b.turns=1&b.max=8';
 const LONG = 'b.world=files&b.tasks=1000&b.k=1&b.temp=0&b.turns=1&b.max=8';
 
 async function progressAttr(page: Page, name: string): Promise<number> {
@@ -68,11 +69,11 @@ test('an evaluation shows progress, completes with intervals, exports and opens 
 });
 
 test('a 1,000-task evaluation runs in memory-sized chunks with progress; Cancel stops it within 2 s and marks results stale', async ({ page }) => {
-  await openApp(page, '?backend=wasm', `#/benchmarks?m.model=envace-tiny&${SHORT}`);
+  await openApp(page, '?backend=wasm', `#/benchmarks?m.model=envace-tiny&${PRE}`);
   await expect(page.locator('#f-m\\.model')).toHaveValue('envace-tiny', { timeout: 30_000 });
   // Results to go stale.
   await page.getByRole('button', { name: 'Run evaluation' }).click();
-  await expect(page.getByTestId('bench-rows').locator('tbody tr')).toHaveCount(6, { timeout: 120_000 });
+  await expect(page.getByTestId('bench-rows').locator('tbody tr')).toHaveCount(3, { timeout: 120_000 });
 
   await page.goto(`/?backend=wasm#/benchmarks?m.model=envace-tiny&${LONG}`);
   await expect(page.locator('#f-b\\.tasks')).toHaveValue('1000');
@@ -113,7 +114,7 @@ test('a 1,000-task evaluation runs in memory-sized chunks with progress; Cancel 
   expect(st2.progress!.tasksDone).toBeLessThan(1000);
   await expect(page.getByTestId('bench-stale')).toContainText('the last run was cancelled');
   await expect(page.getByTestId('bench-summary').locator('[data-stale=true]')).toHaveCount(1);
-  await expect(page.getByTestId('bench-summary')).toContainText('files test · 6 tasks');
+  await expect(page.getByTestId('bench-summary')).toContainText('files test · 3 tasks');
   await page.screenshot({ path: shot('benchmarks-cancelled-stale'), fullPage: true });
   console.log(`cancel: stopped ${stopMs} ms after the click (${wallMs} ms as Playwright saw it); ${st1.progress!.tasksDone} of 1000 tasks done in chunks of ${chunkTasks}`);
 });

@@ -179,7 +179,7 @@ export function BenchmarksPage() {
             <tbody>{res.rows.map((r) => (
               <tr key={r.task}><td>{r.task}</td><td>{r.samples}</td><td>{fmt(r.success, 3)}</td><td>{fmt(r.outcome, 3)}</td>
                 <td>{fmt(r.checklist, 3)}</td><td>{fmt(r.passAtK, 3)}</td><td>{fmt(r.fidelityF1, 3)}</td><td className="clip">{r.terminations.join(', ')}</td>
-                <td><a href={rolloutLink(s, res.request, res.model, r.task)} data-testid="open-in-rollout" title="open this task in the Rollout page with the same settings">open in Rollout</a></td></tr>
+                <td><a href={rolloutLink(s, res.request, res.model, r.task)} data-testid="open-in-rollout" title="open this task in the Rollout page with the same settings">Rollout ↗</a></td></tr>
             ))}</tbody>
           </table>
         )}
