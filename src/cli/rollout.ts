@@ -72,7 +72,8 @@ function loadTask(a: Args): Task {
 async function loadModel(dir: string, name: string): Promise<{ gen: TextGenerator; format: ChatFormat; release: () => Promise<void> }> {
   // A Hugging Face model (hub id, URL, or an onnx-community folder) runs through transformers.js with its own chat template.
   if (isHfModelRef(dir)) {
-    const m = await (await import('../engine/hf/node')).loadHfModelNode(dir, { name: `${name}:hf:${dir}` });
+    const hf = await import('../engine/hf/node');
+    const m = await hf.loadHfModelNode(dir, { name: `${name}:hf:${dir}`, progress: hf.progressPrinter(process.stderr) });
     return { gen: m.generator, format: formatForTokenizerConfig(m.tokenizerConfig), release: () => m.generator.release() };
   }
   // Imported lazily so --expert runs need no native runtime.

@@ -15,9 +15,9 @@ import { Graph } from '../../src/engine/graph';
 import * as O from '../../src/engine/ops';
 import {
   buildQwen3Inference, checkDtypeSupport, HfModelError, initQwen3Params, parseDtype, PREFILL_CHUNK, qwen3FixtureConfig, qwen3ParamSpecs,
-  qwen3RopeTables, type HfModel, type Qwen3Config, type Qwen3Params,
+  qwen3RopeTables, type HfModel, type HfProgress, type Qwen3Config, type Qwen3Params,
 } from '../../src/engine/hf/index';
-import { loadHfModelNode } from '../../src/engine/hf/node';
+import { loadHfModelNode, progressPrinter } from '../../src/engine/hf/node';
 import { isHfModelRef } from '../../src/engine/hf/ref-node';
 import { formatForTokenizerConfig, type ChatFormat } from '../../src/agent/chatTemplate';
 import { rollout, type RolloutConfig } from '../../src/agent/rollout';
@@ -209,14 +209,32 @@ describe('Hugging Face model path', () => {
       const file = m && join(DIR, decodeURIComponent(m[1]));
       if (!file || !existsSync(file)) { res.writeHead(404).end('not found'); return; }
       served.push(m![1]);
-      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(readFileSync(file));
+      const body = readFileSync(file);
+      // Like the hub: sizes, and byte ranges (transformers.js probes a file with `Range: bytes=0-0`).
+      const range = /^bytes=(\d+)-(\d*)$/.exec(String(req.headers.range ?? ''));
+      if (range) {
+        const from = Number(range[1]), to = range[2] ? Math.min(Number(range[2]), body.length - 1) : body.length - 1;
+        res.writeHead(206, { 'content-range': `bytes ${from}-${to}/${body.length}`, 'content-length': to - from + 1 }).end(body.subarray(from, to + 1));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const port = (server.address() as { port: number }).port;
     const cacheDir = join(ROOT, 'cache');
-    const hub = await loadHfModelNode('hf:test-org/qwen3-fixture', { hubHost: `http://127.0.0.1:${port}/`, cacheDir });
+    const events: HfProgress[] = [];
+    const lines: string[] = [];
+    const printer = progressPrinter({ write: (s: string) => lines.push(s) } as unknown as NodeJS.WritableStream);
+    const hub = await loadHfModelNode('hf:test-org/qwen3-fixture', { hubHost: `http://127.0.0.1:${port}/`, cacheDir, progress: (p) => { events.push(p); printer(p); } });
     await new Promise<void>((r) => server.close(() => r()));
     expect(served).toEqual(expect.arrayContaining(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx']));
+    // Progress per file (for a download bar) and the files in the cache folder.
+    const onnxProgress = events.filter((p) => p.file === 'onnx/model.onnx' && p.status === 'progress');
+    expect(onnxProgress.some((p) => p.loaded! < p.total!)).toBe(true);
+    expect(onnxProgress.at(-1)!.total).toBe(readFileSync(join(DIR, 'onnx/model.onnx')).length);
+    expect(lines.some((l) => /^downloading onnx\/model\.onnx: 100% \(\d+\.\d \/ \d+\.\d MB\)/.test(l))).toBe(true);
+    const cached = (readdirSync(cacheDir, { recursive: true }) as string[]).map(String);
+    expect(cached.some((f) => f.endsWith(join('onnx', 'model.onnx')))).toBe(true);
     const req = greedy(prompts(), 6);
     const [a, b] = [await hub.generator.generate(req), await model.generator.generate(req)];
     expect(a.map((g) => g.outputIds)).toEqual(b.map((g) => g.outputIds));

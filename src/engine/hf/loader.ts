@@ -106,7 +106,7 @@ function explainLoadError(e: unknown, where: string, dtype: HfDtype): HfModelErr
     return new HfModelError('MISSING_FILE', `${where}: missing ${file ?? `a model file (${onnxFileFor(dtype)}?)`} (${msg})`, file);
   }
   if (/fetch failed|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ENETUNREACH|network|Failed to fetch/i.test(`${msg} ${err?.cause?.code ?? ''}`)) {
-    return new HfModelError('OFFLINE', `cannot download ${where}${file ? ` (${file})` : ''}: ${msg}${err?.cause?.code ? ` [${err.cause.code}]` : ''}. This machine cannot reach the host: download the folder where you can and pass its path`, file);
+    return new HfModelError('OFFLINE', `cannot download ${where}${file ? ` (${file})` : ''}: ${msg}${err?.cause?.code ? ` [${err.cause.code}]` : ''}. The host could not be reached (offline?) or dropped the connection: download the folder where you can and pass its path`, file);
   }
   if (/out of memory|bad_alloc|allocation failed|RangeError: Array buffer allocation/i.test(msg)) {
     return new HfModelError('OUT_OF_MEMORY', `${where}: not enough memory to load ${onnxFileFor(dtype)} (${msg}); try a smaller dtype (q4) or model`, onnxFileFor(dtype));
