@@ -2,11 +2,15 @@
 // GRPO steps of the default config in Node. At every step the update's gradients are computed twice on
 // the same rows and weights, interleaved (which goes first alternates): by the packed update the trainer
 // uses (src/rl/update.ts) and by the row-by-row padded reference (src/bench/train-reference.ts); their
-// agreement and time ratio are reported, and the packed gradients are applied. Prints one JSON object.
+// agreement and time ratio are reported, and the packed gradients are applied. Likewise every generate()
+// of the rollout runs with the sampler's prefix cache and without it. Step speedup = (reference rollout +
+// judge + reference update) / (rollout + judge + update), each path timed alone. Prints one JSON object.
 
 import { readFile } from 'node:fs/promises';
 import { countParams } from '../engine/decoder';
 import type { Model } from '../engine/trainer-core';
+import type { GenerateRequest, Generation } from '../engine/generator';
+import { Sampler } from '../engine/sampler';
 import type { SessionCache } from '../engine/runtime';
 import { matmulPeakGflops, referenceGrpoGradients } from '../bench/train-reference';
 import type { RunSpec } from '../rl/session';
@@ -86,6 +90,32 @@ function untimeSessionBuilds(model: Model): void {
   };
 }
 
+/**
+ * Every generate() of the rollout runs twice on the same requests, interleaved: with the sampler's prefix
+ * cache (as the trainer runs it) and without (the sampler before it: every prompt prefilled whole).
+ */
+const gen = { newMs: 0, refMs: 0, newTokens: 0, refTokens: 0, calls: 0, rows: 0, same: 0 };
+function measureRollouts(): void {
+  const generate = Sampler.prototype.generate;
+  Sampler.prototype.generate = async function (this: Sampler, reqs: GenerateRequest[]): Promise<Generation[]> {
+    const plain = new Sampler(this.model, this.tokenizer, { ...this.opts, prefixCache: false });
+    const run = async (sm: Sampler, which: 'new' | 'ref') => {
+      const t0 = performance.now();
+      const g = await generate.call(sm, reqs);
+      gen[which === 'new' ? 'newMs' : 'refMs'] += performance.now() - t0;
+      gen[which === 'new' ? 'newTokens' : 'refTokens'] += g.reduce((a, x) => a + x.outputIds.length, 0);
+      return g;
+    };
+    const newFirst = gen.calls++ % 2 === 0;
+    const a = newFirst ? await run(this, 'new') : await run(plain, 'ref');
+    const b = newFirst ? await run(plain, 'ref') : await run(this, 'new');
+    const [mine, theirs] = newFirst ? [a, b] : [b, a];
+    gen.rows += reqs.length;
+    gen.same += mine.filter((g, i) => g.outputIds.join() === theirs[i].outputIds.join()).length;
+    return mine;
+  };
+}
+
 async function main() {
   const a = cliArgs(cli);
   const base: RunSpec & { model?: string } = JSON.parse(await readFile(a.config, 'utf8'));
@@ -133,10 +163,14 @@ async function main() {
   const t = trainer as unknown as { update?: unknown };
   if (typeof t.update !== 'function') throw new Error('GrpoTrainer has no update method to measure');
   t.update = (model: Model, rows: Parameters<typeof benchUpdate>[2]) => benchUpdate(trainer as never, model, rows);
+  measureRollouts();
+  const genPerStep: { newMs: number; refMs: number }[] = [];
   const bar = progress(a.steps, 'bench:train');
   for (let i = 0; i < a.steps; i++) {
     step = i;
+    const g0 = { ...gen };
     const m = await trainer.trainStep();
+    genPerStep.push({ newMs: gen.newMs - g0.newMs, refMs: gen.refMs - g0.refMs });
     bar.tick(`${m.secondsPerStep.toFixed(1)} s (both updates)`);
   }
   bar.done();
@@ -147,10 +181,12 @@ async function main() {
   const perStep = h.map((m, i) => {
     const recs = records.filter((x) => x.step === i);
     const upd = sum(recs, (x) => x.newMs + x.adamMs) / 1000, updRef = sum(recs, (x) => x.refMs + x.adamMs) / 1000;
-    return { rollout: m.rolloutSeconds, judge: m.judgeSeconds, update: upd, updateRef: updRef };
+    // The trainer's rollout time holds both generate() runs; each path's rollout is it minus the other's.
+    const g = genPerStep[i];
+    return { rollout: m.rolloutSeconds - g.refMs / 1000, rolloutRef: m.rolloutSeconds - g.newMs / 1000, judge: m.judgeSeconds, update: upd, updateRef: updRef };
   });
   const stepS = sum(perStep, (p) => p.rollout + p.judge + p.update) / n;
-  const stepRefS = sum(perStep, (p) => p.rollout + p.judge + p.updateRef) / n;
+  const stepRefS = sum(perStep, (p) => p.rolloutRef + p.judge + p.updateRef) / n;
   const updS = sum(perStep, (p) => p.update) / n, updRefS = sum(perStep, (p) => p.updateRef) / n;
   const newMs = sum(records, (x) => x.newMs), refMs = sum(records, (x) => x.refMs);
   const flops = sum(records, (x) => x.flops);
@@ -167,14 +203,19 @@ async function main() {
     seconds_per_step: round(stepS, 3),
     seconds_per_step_reference: round(stepRefS, 3),
     share: { rollout: round(sum(perStep, (p) => p.rollout) / n / stepS, 3), judge: round(sum(perStep, (p) => p.judge) / n / stepS, 3), update: round(updS / stepS, 3) },
-    seconds: { rollout: round(sum(perStep, (p) => p.rollout) / n, 3), judge: round(sum(perStep, (p) => p.judge) / n, 3), update: round(updS, 3), update_reference: round(updRefS, 3), adamw: round(sum(records, (x) => x.adamMs) / records.length / 1000, 3) },
+    seconds: { rollout: round(sum(perStep, (p) => p.rollout) / n, 3), rollout_reference: round(sum(perStep, (p) => p.rolloutRef) / n, 3), judge: round(sum(perStep, (p) => p.judge) / n, 3), update: round(updS, 3), update_reference: round(updRefS, 3), adamw: round(sum(records, (x) => x.adamMs) / records.length / 1000, 3) },
     rows_per_step: sum(h, (m) => m.rows) / n,
     trained_tokens_per_step: sum(records, (x) => x.trained) / n,
     processed_tokens_per_step: sum(records, (x) => x.processed) / n,
     processed_tokens_per_step_reference: sum(records, (x) => x.refProcessed) / n,
     useful_tokens_per_step: sum(records, (x) => x.useful) / n,
     row_tokens_per_step: sum(records, (x) => x.refUseful) / n,
-    rollout_tokens_per_s: round(sum(h, (m) => m.rolloutTokensPerS) / n, 1),
+    rollout_speedup_vs_reference: round((gen.newTokens / gen.newMs) / (gen.refTokens / gen.refMs), 2),
+    generated_tokens_per_s: round(gen.newTokens / (gen.newMs / 1000), 1),
+    generated_tokens_per_s_reference: round(gen.refTokens / (gen.refMs / 1000), 1),
+    generate_seconds_per_step: round(gen.newMs / 1000 / n, 3), generate_seconds_per_step_reference: round(gen.refMs / 1000 / n, 3),
+    generations_identical_to_reference: round(gen.same / Math.max(1, gen.rows), 3),
+    generate_calls_per_step: gen.calls / n,
     matmul_peak_gflops: round(peak, 1),
     update_gflops: round(flops / (newMs / 1000) / 1e9, 2),
     update_mfu: round(flops / (newMs / 1000) / 1e9 / peak, 3),
