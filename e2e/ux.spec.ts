@@ -29,12 +29,14 @@ test('first paint: the shipped trace with rehearsed vs real panels, no click; au
   await expect(timeline.getByTestId('imagined-panel').first()).toBeVisible({ timeout: 3_000 });
   await expect(timeline.getByTestId('real-panel').first()).toBeVisible({ timeout: 3_000 });
   // Measured in the page, from navigation start to the frame that drew the trace.
-  const [paintedAt, nav] = await page.evaluate(() => [
+  const [paintedAt, nav, appStart] = await page.evaluate(() => [
     performance.getEntriesByName('envace-demo-painted')[0]?.startTime ?? Infinity,
     (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd,
+    performance.getEntriesByName('envace-app-start')[0]?.startTime ?? NaN,
   ]);
-  console.log(`[ux] demo trace painted at ${paintedAt.toFixed(0)} ms after navigation start (DOMContentLoaded ${nav.toFixed(0)} ms)`);
-  expect(paintedAt).toBeLessThan(3_000);
+  console.log(`[ux] demo trace painted at ${paintedAt.toFixed(0)} ms after navigation start (app code started ${appStart.toFixed(0)} ms, DOMContentLoaded ${nav.toFixed(0)} ms)`);
+  // Soft: the rest of this test still runs (and is reported) when the box is too loaded to paint in time.
+  expect.soft(paintedAt).toBeLessThan(3_000);
   await expect(timeline.getByTestId('field-diff').first()).toBeAttached();
   // Honest labels: the required item ticked on an imagined result is marked, with the real verdict beside it.
   const ticked = timeline.locator('[data-testid=checklist-item][data-imagined=true]').first();
@@ -106,7 +108,6 @@ test('numeric fields keep what is typed, commit on Enter or blur, refuse visibly
   await expect(page.getByTestId('f-t.lr-refused')).toContainText('outside 0 … 1');
   expect(await hashOf(page)).toContain('t.lr=0.0003');
   await expect(page.locator('label[for="f-t.lr"] .field-range')).toContainText('0 … 1');
-  await page.screenshot({ path: docShot('train') });
 
   // 1 → 0.7 on the Rollout page; at temperature 0 with n > 1 the page warns that trajectories are identical.
   await page.getByRole('tab', { name: 'Rollout' }).click();
@@ -168,8 +169,12 @@ test('Cancel stops a running rollout; a saved and reloaded trace shows its check
   await expect(page.getByTestId('checklist').first()).not.toContainText(/t0\.\d w /);
 });
 
-test('screenshots: Benchmarks and Models (params and held-out results)', async ({ page }) => {
-  await openApp(page, '?backend=wasm', '#/models?m.model=envace-small');
+test('screenshots: Train, Benchmarks and Models (params and held-out results)', async ({ page }) => {
+  await openApp(page, '?backend=wasm', '#/train');
+  await expect(page.getByTestId('train-presets')).toBeVisible();
+  await page.screenshot({ path: docShot('train') });
+  await page.getByRole('tab', { name: 'Models' }).click();
+  await page.getByTestId('model-list').locator('tr', { hasText: 'envace-small' }).click();
   const row = page.getByTestId('model-list').locator('tr', { hasText: 'envace-small' });
   await expect(row.getByTestId('model-params')).toHaveText('688.8k');
   const held = page.getByTestId('model-heldout');

@@ -1,12 +1,14 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { useApp } from './store';
 import { startWorker } from './worker';
 import { PAGES, type Page } from './urlState';
 import { StatusBar } from './components/StatusBar';
 import { RolloutPage } from './pages/Rollout';
-import { TrainPage } from './pages/Train';
-import { BenchmarksPage } from './pages/Benchmarks';
-import { ModelsPage } from './pages/Models';
+// The other pages (and recharts, which they use) load on demand: the Rollout page's first paint waits
+// only for its own code.
+const TrainPage = lazy(() => import('./pages/Train').then((m) => ({ default: m.TrainPage })));
+const BenchmarksPage = lazy(() => import('./pages/Benchmarks').then((m) => ({ default: m.BenchmarksPage })));
+const ModelsPage = lazy(() => import('./pages/Models').then((m) => ({ default: m.ModelsPage })));
 
 const TITLES: Record<Page, string> = { rollout: 'Rollout', train: 'Train', benchmarks: 'Benchmarks', models: 'Models' };
 
@@ -31,9 +33,11 @@ export function App() {
       <UrlNotice />
       <main className="main">
         {page === 'rollout' && <RolloutPage />}
-        {page === 'train' && <TrainPage />}
-        {page === 'benchmarks' && <BenchmarksPage />}
-        {page === 'models' && <ModelsPage />}
+        <Suspense fallback={<div className="empty">loading…</div>}>
+          {page === 'train' && <TrainPage />}
+          {page === 'benchmarks' && <BenchmarksPage />}
+          {page === 'models' && <ModelsPage />}
+        </Suspense>
       </main>
       <StatusBar />
     </div>

@@ -28,14 +28,14 @@ const endpoint: Comlink.Endpoint = {
   },
 };
 
-/** Start the compute worker (idempotent): called after the first frame, or at the latest after 1.5 s. */
+/** Start the compute worker (idempotent): called after the first frame, or at the latest after 4 s. */
 export function startWorker(): void {
   if (real) return;
   real = new Worker(new URL('../worker/compute.worker.ts', import.meta.url), { type: 'module', name: 'envace-compute' });
   for (const [type, l, o] of listeners) real.addEventListener(type, l, o as AddEventListenerOptions);
   for (const [m, t] of queued.splice(0)) real.postMessage(m, t);
 }
-setTimeout(startWorker, 1500);
+setTimeout(startWorker, 4000);
 
 export const api: Api = Comlink.wrap<ComputeApi>(endpoint);
 

@@ -59,4 +59,5 @@ export function BarMetric(props: { data: object[]; x: string; series: Series[]; 
   );
 }
 
-export const COLORS = { reward: '#5cc8ff', loss: '#ff8a65', grad: '#ffd166', kl: '#c792ea', fidelity: '#7bd88f', success: '#4dd0e1' };
+// In their own module so the Rollout page can colour its lazily loaded charts without loading recharts.
+export { COLORS } from './colors';

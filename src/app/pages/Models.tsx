@@ -30,13 +30,13 @@ export function ModelsPage() {
         {models && models.length === 0 && <Empty>No model folders in models/ yet (a folder with config.json is a model).</Empty>}
         {models && models.length > 0 && (
           <table className="rows selectable">
-            <thead><tr><th>name</th><th title="parameters, from config.json">params</th><th>type</th><th>layers</th><th>d</th><th>vocab</th><th>size</th></tr></thead>
+            <thead><tr><th>name</th><th title="parameters, from config.json">params</th><th>layers</th><th>d</th><th>vocab</th><th>size</th></tr></thead>
             <tbody>
               {models.map((m) => {
                 const c = m.config ?? {};
                 return (
                   <tr key={m.name} className={m.name === s['m.model'] ? 'on' : ''} onClick={() => { set('m.model', m.name); load.reset(); sample.reset(); }}>
-                    <td>{m.name}</td><td data-testid="model-params">{fmtParams(llamaParams(m.config))}</td><td>{String(c.model_type ?? '–')}</td><td>{String(c.num_hidden_layers ?? '–')}</td>
+                    <td>{m.name}</td><td data-testid="model-params">{fmtParams(llamaParams(m.config))}</td><td>{String(c.num_hidden_layers ?? '–')}</td>
                     <td>{String(c.hidden_size ?? '–')}</td><td>{String(c.vocab_size ?? '–')}</td><td>{fmtBytes(m.totalBytes)}</td>
                   </tr>
                 );

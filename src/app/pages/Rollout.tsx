@@ -11,10 +11,10 @@
 // autorun=1, which runs (or steps to r.gen) as soon as the worker, model index and worlds are ready.
 
 import * as Comlink from 'comlink';
-import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { create } from 'zustand';
 import type { ModelEntry, Progress, RolloutMode, RolloutRequest, ShownTrajectory, TaskInfo } from '../../worker/protocol';
-import { BarMetric, COLORS } from '../components/charts';
+import { COLORS } from '../components/colors';
 import { Empty, ErrorBox, Field, fmt, METRICS, NotAvailable, NumberInput, Panel, ProgressBar } from '../components/ui';
 import { DEMO } from '../demo/demo';
 import { DEMO_MODEL } from '../demo/request';
@@ -27,6 +27,9 @@ import type { Settings } from '../urlState';
 import { api, errorText, isNotAvailable } from '../worker';
 import { CANCELLED } from '../../worker/protocol';
 import { useModelIndex } from '../modelIndex';
+
+// recharts is most of the page's JavaScript: loaded after the first paint, so the shipped trace shows sooner.
+const BarMetric = lazy(() => import('../components/charts').then((m) => ({ default: m.BarMetric })));
 
 /** What the timeline shows: the shipped demo trace, a run, a stepped prefix, or a file. */
 interface View {
@@ -354,6 +357,7 @@ export function RolloutPage() {
           )}
         </Panel>
         <Panel title="Charts" className="charts">
+          <Suspense fallback={<Empty>loading charts…</Empty>}>
           {trajs.length === 0 ? <Empty>Reward per trajectory and rehearsal fidelity appear after a run.</Empty> : (
             <>
               {!stepping && <BarMetric title="reward per trajectory" definition={METRICS.reward} yDomain={[0, 1]} data={rewardData} x="i" series={[{ key: 'reward', label: 'reward', color: COLORS.reward }]} />}
@@ -363,6 +367,7 @@ export function RolloutPage() {
                 : <Empty>No rehearsed calls with a real result in this trajectory (mode {cur?.mode}).</Empty>}
             </>
           )}
+          </Suspense>
         </Panel>
       </div>
 

@@ -2,7 +2,7 @@
 // block and calls or reply, shaded by token log-probability), and for each call the rehearsed result beside
 // the real one with field-level differences, then the turn's checklist as the judge scored it.
 
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import type { Message } from '../../../envs/types';
 import type { Row } from '../../../agent/types';
 import type { ShownTrajectory, TaskInfo } from '../../../worker/protocol';
@@ -128,6 +128,7 @@ function RehearseCard(props: { row: Row }) {
   const lines = useMemo(() => (real ? fieldDiff(imagined, real.text) : []), [imagined, real]);
   const counts = diffCounts(lines);
   const f = r.fidelity;
+  const [rawOpen, setRawOpen] = useState(false);
   return (
     <div className={`card rehearse${r.frozen ? ' frozen' : ''}`} data-testid="rehearse-row" data-step={r.step}>
       <div className="card-head">
@@ -168,9 +169,10 @@ function RehearseCard(props: { row: Row }) {
           </table>
         </details>
       )}
-      <details className="raw">
+      <details className="raw" onToggle={(e) => setRawOpen((e.currentTarget as HTMLDetailsElement).open)}>
         <summary>generated text</summary>
-        <TokenText text={r.text} tokens={r.outputTokens} logprobs={r.logprobs} />
+        {/* Token spans (hundreds per card) are built on open; closed, the plain text is enough. */}
+        {rawOpen ? <TokenText text={r.text} tokens={r.outputTokens} logprobs={r.logprobs} /> : <pre className="gen-text">{r.text}</pre>}
       </details>
     </div>
   );
