@@ -147,15 +147,23 @@ function compareTokens(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return a.length - b.length;
 }
 
+/** Attention pairs (B·T²) per graph call: bounds the [B, heads, T, T] tensors, whose element-wise work is memory-bound. */
+export const MAX_PAIRS_PER_CALL = 2 ** 20;
+
 /**
  * Relative cost of training on a packing with graph rows padded to `bucket(length)`: positions times
- * the per-token work (projections, MLP, LM head and one-hot embedding) plus attention pairs (the graph
- * computes every T×T pair). Used to choose a packing capacity.
+ * the per-token work (projections, MLP, LM head and one-hot embedding), attention pairs (the graph
+ * computes every T×T pair), and a fixed cost per graph call (parameters in, gradients out, many small
+ * kernels; about 300 positions' worth on the `small` preset in Node). Used to choose a packing capacity.
  */
-export function packingCost(p: Packing, bucket: (n: number) => number, dims: { hidden: number; inter: number; vocab: number; layers: number }): number {
+export function packingCost(p: Packing, bucket: (n: number) => number, dims: ModelDims, maxPairs = MAX_PAIRS_PER_CALL): number {
   const { hidden: d, inter: f, vocab: V, layers: L } = dims;
   const perPos = L * (4 * d * d + 3 * d * f) + 2 * d * V, perPair = L * 2 * d;
-  return p.rows.reduce((s, r) => { const T = bucket(r.length); return s + perPos * T + perPair * T * T; }, 0);
+  const rowsOfT = new Map<number, number>();
+  let cost = 0;
+  for (const r of p.rows) { const T = bucket(r.length); cost += perPos * T + perPair * T * T; rowsOfT.set(T, (rowsOfT.get(T) ?? 0) + 1); }
+  for (const [T, n] of rowsOfT) cost += 300 * perPos * Math.ceil(n / Math.max(1, Math.floor(maxPairs / (T * T))));
+  return cost;
 }
 
 const BUCKETS = [64, 128, 256, 512, 1024, 2048, 4096, 8192];
@@ -215,7 +223,7 @@ export interface PackedCall { T: number; graphRows: number[]; batch: PackedBatch
  * matter: each graph run has a fixed cost (parameters in, gradients out, hundreds of small kernels).
  */
 export function packedCalls(p: Packing, capacity: number, opts: { pad?: number; maxPairs?: number } = {}): { calls: PackedCall[]; at: (g: number, t: number) => [number, number] } {
-  const maxPairs = opts.maxPairs ?? 2 ** 22;
+  const maxPairs = opts.maxPairs ?? MAX_PAIRS_PER_CALL;
   const byT = new Map<number, number[]>();
   p.rows.forEach((r, g) => { const T = bucketLength(r.length, capacity); (byT.get(T) ?? byT.set(T, []).get(T)!).push(g); });
   const calls: PackedCall[] = [];
