@@ -7,7 +7,12 @@ const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-E
 
 export default defineConfig({
   // modelsPlugin: serves models/ at /models/ in dev and copies it into dist/models/ on build (+ index.json).
-  plugins: [react(), modelsPlugin()],
+  plugins: [react(), modelsPlugin(), {
+    // index.html's Content-Security-Policy forbids inline script, and the dev server's React refresh
+    // preamble is one: dev pages go without the policy; every build (production and e2e) keeps it.
+    name: 'envace-csp-dev', apply: 'serve',
+    transformIndexHtml: (html: string) => html.replace(/\s*<meta http-equiv="Content-Security-Policy"[^>]*>/, ''),
+  }],
   server: { headers: isolation },
   preview: { headers: isolation },
   worker: { format: 'es' },
