@@ -4,6 +4,36 @@ import type { CheckpointStore } from './checkpoint';
 const DB = 'envace-checkpoints';
 const STORE = 'runs';
 
+/**
+ * The browser refused a checkpoint for lack of space. The write's transaction was aborted, so the previous
+ * checkpoint of the run is still there; the caller should pause rather than fail (quotaPauseMessage).
+ */
+export class CheckpointQuotaError extends Error {
+  constructor(readonly runId: string, readonly bytes: number, cause?: unknown) {
+    super(`storage quota exceeded writing a ${(bytes / 2 ** 20).toFixed(1)} MB checkpoint of ${runId}`);
+    this.name = 'CheckpointQuotaError';
+    if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
+  }
+}
+
+/** A quota failure however it arrives: our error, or the DOMException IndexedDB raises. */
+export function isQuotaError(e: unknown): boolean {
+  const name = (e as { name?: unknown } | null)?.name;
+  return e instanceof CheckpointQuotaError || name === 'QuotaExceededError' || name === 'NS_ERROR_DOM_QUOTA_REACHED';
+}
+
+/**
+ * What a training run says when a checkpoint could not be stored: null when `e` is not a quota failure
+ * (fail as usual), else the pause message. Nothing is lost: the weights stay in the worker's memory and the
+ * last stored checkpoint (step `lastSaved`) is intact.
+ */
+export function quotaPauseMessage(e: unknown, step: number, lastSaved: number): string | null {
+  if (!isQuotaError(e)) return null;
+  return `paused: the browser's storage is full, so the checkpoint at step ${step} could not be saved `
+    + `(the last saved checkpoint, step ${lastSaved}, is intact and the weights are still in memory). `
+    + 'Free space (remove old runs, or export this one), then resume.';
+}
+
 function open(): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
     const req = indexedDB.open(DB, 1);
@@ -13,18 +43,29 @@ function open(): Promise<IDBDatabase> {
   });
 }
 
-function tx<T>(mode: IDBTransactionMode, fn: (s: IDBObjectStore) => IDBRequest<T>): Promise<T> {
+function tx<T>(mode: IDBTransactionMode, fn: (s: IDBObjectStore) => IDBRequest<T>, onQuota?: (cause: unknown) => Error): Promise<T> {
   return open().then((db) => new Promise<T>((resolve, reject) => {
-    const t = db.transaction(STORE, mode);
-    const req = fn(t.objectStore(STORE));
+    const fail = (e: unknown, fallback: string) => {
+      db.close();
+      const err = e ?? new Error(fallback);
+      reject(onQuota && isQuotaError(err) ? onQuota(err) : err);
+    };
+    let req: IDBRequest<T>;
+    let t: IDBTransaction;
+    try {
+      t = db.transaction(STORE, mode);
+      req = fn(t.objectStore(STORE));
+    } catch (e) { fail(e, 'IndexedDB request failed'); return; }
     t.oncomplete = () => { db.close(); resolve(req.result); };
-    t.onerror = () => { db.close(); reject(t.error ?? new Error('IndexedDB transaction failed')); };
-    t.onabort = () => { db.close(); reject(t.error ?? new Error('IndexedDB transaction aborted (quota?)')); };
+    t.onerror = () => fail(t.error, 'IndexedDB transaction failed');
+    t.onabort = () => fail(t.error, 'IndexedDB transaction aborted');
   }));
 }
 
 export class IndexedDbCheckpointStore implements CheckpointStore {
-  async save(runId: string, bytes: Uint8Array) { await tx('readwrite', (s) => s.put(bytes, runId)); }
+  async save(runId: string, bytes: Uint8Array) {
+    await tx('readwrite', (s) => s.put(bytes, runId), (cause) => new CheckpointQuotaError(runId, bytes.byteLength, cause));
+  }
   async load(runId: string) {
     const v = await tx<unknown>('readonly', (s) => s.get(runId));
     return v instanceof Uint8Array ? v : v instanceof ArrayBuffer ? new Uint8Array(v) : null;

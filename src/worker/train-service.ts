@@ -13,7 +13,7 @@
 import { loadModelFolder, fetchFileSource, modelFolderFiles, type ModelFolder } from '../engine/modelFolder';
 import type { Runtime } from '../engine/runtime';
 import { decodeCheckpoint, MemoryCheckpointStore, type CheckpointStore } from '../rl/checkpoint';
-import { IndexedDbCheckpointStore, indexedDbAvailable } from '../rl/checkpoint-web';
+import { IndexedDbCheckpointStore, indexedDbAvailable, quotaPauseMessage } from '../rl/checkpoint-web';
 import { makeTrainer } from '../rl/session';
 import type { GrpoTrainer } from '../rl/trainer';
 import type { BackendKind, BackendSwitch, ExportedFolder, SavedRun, TrainEvent, TrainRequest, TrainStatus } from './protocol';
@@ -54,6 +54,8 @@ interface Run {
   resumedFrom?: number;
   switches: BackendSwitch[];
   error?: string;
+  /** A checkpoint could not be stored (quota): the run paused with this message; resume retries the save. */
+  storageFull?: string;
   /** Set by device.lost; the next step throws before touching the dead device. */
   deviceLost?: string;
   /**
@@ -195,7 +197,7 @@ async function oneStep(r: Run): Promise<void> {
     emit({ type: 'step', runId: r.req.runId, metrics: m });
     if (t.cfg.evalEvery > 0 && (t.step % t.cfg.evalEvery === 0 || t.step === t.cfg.steps)) await evaluateNow(r);
     deferred.deferring = false;
-    if (deferred.wanted || t.step === t.cfg.steps) await save(r);
+    if (deferred.wanted || t.step === t.cfg.steps) await saveOrPause(r);
   } catch (e) {
     deferred.deferring = false;
     if (r.backend === 'webgpu' && (r.deviceLost || looksLikeGpuFailure(e))) {
@@ -222,6 +224,25 @@ async function save(r: Run): Promise<void> {
   emit({ type: 'checkpoint', runId: r.req.runId, step: r.trainer.step, bytes, ms: performance.now() - t0 });
 }
 
+/**
+ * save(), except that a full browser storage pauses the run with a clear message instead of failing it:
+ * the weights stay in this worker, the last stored checkpoint is intact, and resume retries the save.
+ */
+async function saveOrPause(r: Run): Promise<boolean> {
+  try {
+    await save(r);
+    return true;
+  } catch (e) {
+    const msg = quotaPauseMessage(e, r.trainer.step, r.checkpointStep);
+    if (!msg) throw e;
+    r.storageFull = msg;
+    r.error = msg;
+    r.pauseRequested = true;
+    log(msg);
+    return false;
+  }
+}
+
 /** Runs training work for a run: a failure becomes the run's error state, and the page always hears the end. */
 function settleRun(r: Run, work: () => Promise<void>): Promise<void> {
   return (async () => {
@@ -244,6 +265,8 @@ function startLoop(r: Run): void {
   r.state = 'running';
   sendStatus();
   r.loop = settleRun(r, async () => {
+    // Paused for a full storage: the unsaved checkpoint goes first (pausing again if there is still no room).
+    if (r.storageFull) { r.storageFull = undefined; await saveOrPause(r); }
     while (r.trainer.step < r.trainer.cfg.steps && !r.pauseRequested) {
       if (E2E_HOOKS && stallBefore && r.trainer.step + 1 === stallBefore) {
         stallBefore = 0;
@@ -252,8 +275,10 @@ function startLoop(r: Run): void {
       }
       await oneStep(r);
     }
-    if (r.trainer.step >= r.trainer.cfg.steps) r.state = 'done';
-    else if (r.stopRequested) { await save(r); r.state = 'stopped'; } else r.state = 'paused';
+    if (r.storageFull) r.state = 'paused';
+    else if (r.trainer.step >= r.trainer.cfg.steps) r.state = 'done';
+    else if (r.stopRequested) r.state = (await saveOrPause(r)) ? 'stopped' : 'paused';
+    else r.state = 'paused';
   });
 }
 

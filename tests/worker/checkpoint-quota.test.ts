@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CheckpointQuotaError, IndexedDbCheckpointStore, isQuotaError, quotaPauseMessage } from '../../src/rl/checkpoint-web';
+
+/**
+ * Just enough IndexedDB for IndexedDbCheckpointStore: one object store, transactions that commit or abort
+ * asynchronously, and a byte quota past which a write aborts its transaction with QuotaExceededError (the
+ * stored value is then unchanged, as in a browser).
+ */
+function fakeIndexedDb(quotaBytes: { value: number }) {
+  const data = new Map<string, Uint8Array>();
+  const used = () => [...data.values()].reduce((n, b) => n + b.byteLength, 0);
+  const transaction = () => {
+    const t: Record<string, any> = { error: null };
+    const finish = (apply: () => unknown, req: Record<string, unknown>) => {
+      setTimeout(() => {
+        try {
+          req.result = apply();
+          t.oncomplete?.();
+        } catch (e) {
+          t.error = e;
+          t.onabort?.();
+        }
+      }, 0);
+      return req;
+    };
+    t.objectStore = () => ({
+      put: (v: Uint8Array, k: string) => finish(() => {
+        if (used() - (data.get(k)?.byteLength ?? 0) + v.byteLength > quotaBytes.value) throw new DOMException('quota', 'QuotaExceededError');
+        data.set(k, v.slice());
+        return k;
+      }, {}),
+      get: (k: string) => finish(() => data.get(k), {}),
+      getAllKeys: () => finish(() => [...data.keys()], {}),
+      delete: (k: string) => finish(() => { data.delete(k); }, {}),
+    });
+    return t;
+  };
+  const db = { transaction, close: () => {}, createObjectStore: () => {} };
+  return {
+    data,
+    open: () => {
+      const req: Record<string, any> = { result: db };
+      setTimeout(() => { req.onupgradeneeded?.(); req.onsuccess?.(); }, 0);
+      return req;
+    },
+  };
+}
+
+afterEach(() => { vi.unstubAllGlobals(); });
+
+describe('checkpoints when the browser storage is full', () => {
+  it('a write over the quota fails as CheckpointQuotaError and leaves the last checkpoint readable', async () => {
+    const quota = { value: 1000 };
+    const idb = fakeIndexedDb(quota);
+    vi.stubGlobal('indexedDB', idb);
+    const store = new IndexedDbCheckpointStore();
+    const step5 = new Uint8Array(600).fill(5);
+    await store.save('run-a', step5);
+    const step7 = new Uint8Array(1200).fill(7);
+    const err = await store.save('run-a', step7).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(CheckpointQuotaError);
+    expect(isQuotaError(err)).toBe(true);
+    expect((err as CheckpointQuotaError).runId).toBe('run-a');
+    expect((err as Error).message).toMatch(/storage quota exceeded writing a 0\.0 MB checkpoint of run-a/);
+    // nothing lost: the step-5 checkpoint is intact
+    expect(await store.load('run-a')).toEqual(step5);
+    expect(await store.list()).toEqual(['run-a']);
+    // after space is freed the same write succeeds (what resume retries)
+    quota.value = 10_000;
+    await store.save('run-a', step7);
+    expect(await store.load('run-a')).toEqual(step7);
+  });
+
+  it('other storage failures stay what they are', async () => {
+    vi.stubGlobal('indexedDB', {
+      open: () => {
+        const req: Record<string, any> = {};
+        setTimeout(() => { req.error = new DOMException('blocked', 'UnknownError'); req.onerror?.(); }, 0);
+        return req;
+      },
+    });
+    const err = await new IndexedDbCheckpointStore().save('r', new Uint8Array(1)).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(DOMException);
+    expect(isQuotaError(err)).toBe(false);
+  });
+
+  it('the run pauses with a message naming the unsaved and the intact step; other errors fail the run', () => {
+    const msg = quotaPauseMessage(new CheckpointQuotaError('run-a', 5e6), 7, 5);
+    expect(msg).toMatch(/^paused: the browser's storage is full/);
+    expect(msg).toMatch(/checkpoint at step 7 could not be saved/);
+    expect(msg).toMatch(/last saved checkpoint, step 5, is intact/);
+    expect(msg).toMatch(/then resume/);
+    expect(quotaPauseMessage(new DOMException('x', 'QuotaExceededError'), 3, 0)).not.toBeNull();
+    expect(quotaPauseMessage(new Error('WebGPU device lost'), 3, 0)).toBeNull();
+    expect(quotaPauseMessage(undefined, 3, 0)).toBeNull();
+  });
+});
