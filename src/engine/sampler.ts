@@ -246,11 +246,10 @@ export class Sampler implements TextGenerator {
 
   /**
    * Prefill of unique prompts when some have a cached prefix: misses run the plain prefill, hits run
-   * only their suffix after the cached keys/values (model.extend). Both are laid out in one prompt
-   * region of Ts slots per prompt, with a validity mask (slot order = token order; positions are baked
-   * into the keys, so slots need not be contiguous).
+   * only their suffix after the cached keys/values (model.extend). The result has the full prefill's
+   * layout (each prompt right-aligned in Tp slots), so decoding runs on the same shapes as without cache.
    */
-  private async prefillWithCache(uniq: number[][], hits: { entry: CacheEntry | null; m: number }[]): Promise<{ pre: StepOut; Ts: number; pmask: Uint8Array }> {
+  private async prefillWithCache(uniq: number[][], hits: { entry: CacheEntry | null; m: number }[], Tp: number): Promise<{ pre: StepOut; Ts: number; pmask: Uint8Array }> {
     const m = this.model;
     const L = m.numLayers, H = m.numKvHeads, D = m.headDim, V = m.vocabSize, pad = this.opts.padTokenId;
     const U = uniq.length;
@@ -289,30 +288,31 @@ export class Sampler implements TextGenerator {
     });
     const ext = await m.extend!(ids, pos, mask, pastK, pastV, nH, C, S);
 
-    const Ts = Math.max(Tm, C + S);
+    const Ts = Tp;
     const keys = Array.from({ length: L }, () => new Float32Array(U * H * Ts * D));
     const values = Array.from({ length: L }, () => new Float32Array(U * H * Ts * D));
     const pmask = new Uint8Array(U * Ts), logits = new Float32Array(U * V);
     missU.forEach((u, j) => {
+      const P = uniq[u].length;
       for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) {
-        const src = (j * H + h) * Tm * D, dst = (u * H + h) * Ts * D;
-        keys[l].set((miss!.keys[l] as Float32Array).subarray(src, src + Tm * D), dst);
-        values[l].set((miss!.values[l] as Float32Array).subarray(src, src + Tm * D), dst);
+        const src = (j * H + h) * Tm * D + (Tm - P) * D, dst = (u * H + h) * Ts * D + (Ts - P) * D;
+        keys[l].set((miss!.keys[l] as Float32Array).subarray(src, src + P * D), dst);
+        values[l].set((miss!.values[l] as Float32Array).subarray(src, src + P * D), dst);
       }
-      pmask.fill(1, u * Ts + Tm - uniq[u].length, u * Ts + Tm);
+      pmask.fill(1, u * Ts + Ts - P, u * Ts + Ts);
       logits.set(miss!.logits.subarray(j * V, (j + 1) * V), u * V);
     });
     hitU.forEach((u, i) => {
-      const { m: mu } = hits[u], suf = uniq[u].length - mu;
+      const P = uniq[u].length, { m: mu } = hits[u], suf = P - mu;
       for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) {
-        const dst = (u * H + h) * Ts * D;
-        keys[l].set(pastK[l].subarray((i * H + h) * C * D, (i * H + h + 1) * C * D), dst);
-        values[l].set(pastV[l].subarray((i * H + h) * C * D, (i * H + h + 1) * C * D), dst);
-        keys[l].set((ext.keys[l] as Float32Array).subarray((i * H + h) * S * D, (i * H + h + 1) * S * D), dst + C * D);
-        values[l].set((ext.values[l] as Float32Array).subarray((i * H + h) * S * D, (i * H + h + 1) * S * D), dst + C * D);
+        // Cached prefix, then the new suffix (the last `suf` of ext's S slots), right-aligned like a full prefill.
+        const dst = (u * H + h) * Ts * D + (Ts - P) * D, pk = (i * H + h) * C * D, nk = (i * H + h) * S * D + (S - suf) * D;
+        keys[l].set(pastK[l].subarray(pk, pk + mu * D), dst);
+        values[l].set(pastV[l].subarray(pk, pk + mu * D), dst);
+        keys[l].set((ext.keys[l] as Float32Array).subarray(nk, nk + suf * D), dst + mu * D);
+        values[l].set((ext.values[l] as Float32Array).subarray(nk, nk + suf * D), dst + mu * D);
       }
-      pmask.fill(1, u * Ts, u * Ts + mu);
-      pmask.fill(1, u * Ts + C + S - suf, u * Ts + C + S);
+      pmask.fill(1, u * Ts + Ts - P, u * Ts + Ts);
       logits.set(ext.logits.subarray(i * V, (i + 1) * V), u * V);
     });
     return { pre: { logits, keys, values }, Ts, pmask };
@@ -377,11 +377,10 @@ export class Sampler implements TextGenerator {
       r.maxNew = Math.min(r.maxNew, this.maxContext - Tp);
       if (r.maxNew <= 0) { r.maxNew = 0; r.done = 'length'; }
     }
-    // Ts: prompt slots per row in the cache (Tp, or wider when cached prefixes and suffixes are laid side by side).
     const hits = this.cacheLimits ? uniq.map((p) => this.lookup(p)) : [];
     let pre: StepOut, Ts: number, pmask: Uint8Array;
     if (hits.some((h) => h.m > 0)) {
-      ({ pre, Ts, pmask } = await this.prefillWithCache(uniq, hits));
+      ({ pre, Ts, pmask } = await this.prefillWithCache(uniq, hits, Tp));
     } else {
       Ts = Tp;
       const ids = new Int32Array(U * Tp).fill(this.opts.padTokenId);
