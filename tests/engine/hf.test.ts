@@ -14,7 +14,7 @@ import { nodeRuntime } from '../../src/engine/runtime-node';
 import { Graph } from '../../src/engine/graph';
 import * as O from '../../src/engine/ops';
 import {
-  buildQwen3Inference, checkDtypeSupport, HfModelError, initQwen3Params, parseDtype, PREFILL_CHUNK, qwen3FixtureConfig, qwen3ParamSpecs,
+  buildQwen3Inference, checkDtypeSupport, HfModelError, initQwen3Params, loadHfModel, parseDtype, PREFILL_CHUNK, qwen3FixtureConfig, qwen3ParamSpecs,
   qwen3RopeTables, type HfModel, type HfProgress, type Qwen3Config, type Qwen3Params,
 } from '../../src/engine/hf/index';
 import { loadHfModelNode, progressPrinter } from '../../src/engine/hf/node';
@@ -219,6 +219,9 @@ describe('Hugging Face model path', () => {
       }
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
     });
+    // A loaded machine can leave a kept-alive socket idle past Node's 5 s timeout; the client then reuses a closed
+    // socket (ECONNRESET). Keep sockets open for the whole test.
+    server.keepAliveTimeout = 120_000;
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const port = (server.address() as { port: number }).port;
     const cacheDir = join(ROOT, 'cache');
@@ -226,6 +229,7 @@ describe('Hugging Face model path', () => {
     const lines: string[] = [];
     const printer = progressPrinter({ write: (s: string) => lines.push(s) } as unknown as NodeJS.WritableStream);
     const hub = await loadHfModelNode('hf:test-org/qwen3-fixture', { hubHost: `http://127.0.0.1:${port}/`, cacheDir, progress: (p) => { events.push(p); printer(p); } });
+    server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
     expect(served).toEqual(expect.arrayContaining(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx']));
     // Progress per file (for a download bar) and the files in the cache folder.
@@ -243,6 +247,21 @@ describe('Hugging Face model path', () => {
     const again = await loadHfModelNode('hf:test-org/qwen3-fixture', { hubHost: `http://127.0.0.1:${port}/`, cacheDir });
     expect((await again.generator.generate(req)).map((g) => g.outputIds)).toEqual(b.map((g) => g.outputIds));
     await again.generator.release();
+  }, SLOW);
+
+  it('loads a picked or dropped folder (the browser case: files in memory) through the same loader', async () => {
+    const files = new Map<string, Uint8Array | Blob>();
+    for (const rel of ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx']) {
+      const bytes = new Uint8Array(readFileSync(join(DIR, rel)));
+      files.set(rel, rel.endsWith('.onnx') ? new Blob([bytes]) : bytes);   // File objects are Blobs
+    }
+    const picked = await loadHfModel({ kind: 'files', name: 'my-qwen3', files }, { cacheDir: null });
+    expect(picked.generator.name).toBe('hf:picked folder my-qwen3');
+    const req = greedy(prompts(), 6);
+    expect((await picked.generator.generate(req)).map((g) => g.outputIds)).toEqual((await model.generator.generate(req)).map((g) => g.outputIds));
+    await picked.generator.release();
+    files.delete('tokenizer.json');
+    await expect(loadHfModel({ kind: 'files', name: 'my-qwen3', files })).rejects.toThrow(/picked folder my-qwen3: missing tokenizer\.json/);
   }, SLOW);
 
   it('says what is wrong: missing file (named), dtype without its file, bad config, unsupported dtype or feature, offline host, no KV cache', async () => {

@@ -72,10 +72,41 @@ function splitPath(p: string): { dir: string; base: string } {
   return i < 0 ? { dir: '.', base: s } : { dir: s.slice(0, i) || '/', base: s.slice(i + 1) };
 }
 
+/** The host name picked folders are served under (through the cache below; nothing is fetched from it). */
+const PICKED_HOST = 'https://picked-folder.invalid/';
+
+/**
+ * A picked or dropped folder as a Web-Cache-shaped object: transformers.js looks every file up in its cache
+ * before fetching, so serving the folder from here loads it through the same path as a download.
+ */
+function pickedFolderCache(name: string, files: ReadonlyMap<string, Uint8Array | Blob>) {
+  const prefix = `${PICKED_HOST}${name}/`;
+  return {
+    async match(key: string | { url: string }) {
+      const url = typeof key === 'string' ? key : key.url;
+      const f = url.startsWith(prefix) ? files.get(url.slice(prefix.length)) : undefined;
+      if (f === undefined) return undefined;
+      const size = f instanceof Uint8Array ? f.byteLength : f.size;
+      return new Response(f as BodyInit, { status: 200, headers: { 'content-length': String(size) } });
+    },
+    async put() { /* the files are already here */ },
+  };
+}
+
 /** transformers.js resolves `id` against its env; point it at exactly this source (and nowhere else). */
 function configureEnv(source: HfSource, opts: HfLoadOptions): string {
   if (opts.cacheDir === null) env.useFSCache = false;
   else if (opts.cacheDir !== undefined) { env.useFSCache = true; env.cacheDir = opts.cacheDir; }
+  const picked = source.kind === 'files';
+  env.useCustomCache = picked;
+  env.customCache = picked ? pickedFolderCache(source.name, source.files) as unknown as typeof env.customCache : null;
+  if (picked) {
+    env.allowLocalModels = false;
+    env.allowRemoteModels = true;
+    env.remoteHost = PICKED_HOST;
+    env.remotePathTemplate = '{model}/';
+    return source.name;
+  }
   if (source.kind === 'local') {
     const { dir, base } = splitPath(source.path);
     env.allowLocalModels = true;
@@ -135,6 +166,14 @@ export async function loadHfModel(ref: string | HfSource, opts: HfLoadOptions = 
     config = parseConfigJson(new TextDecoder().decode(local.read(joinPath(source.path, 'config.json'))), where);
     if (local.exists(joinPath(source.path, 'generation_config.json'))) {
       try { generationConfig = JSON.parse(new TextDecoder().decode(local.read(joinPath(source.path, 'generation_config.json')))) as Record<string, unknown>; } catch { /* optional file */ }
+    }
+  }
+  if (source.kind === 'files') {
+    checkLayout((rel) => source.files.has(rel), dtype, where);
+    const text = async (rel: string) => { const f = source.files.get(rel)!; return f instanceof Uint8Array ? new TextDecoder().decode(f) : f.text(); };
+    config = parseConfigJson(await text('config.json'), where);
+    if (source.files.has('generation_config.json')) {
+      try { generationConfig = JSON.parse(await text('generation_config.json')) as Record<string, unknown>; } catch { /* optional file */ }
     }
   }
   if (opts.backend === 'engine' && (source.kind !== 'local' || !opts.runtime)) {

@@ -5,7 +5,9 @@
 export type HfSource =
   | { kind: 'local'; path: string }
   | { kind: 'hub'; id: string; revision: string }
-  | { kind: 'url'; url: string };
+  | { kind: 'url'; url: string }
+  /** A folder the user picked or dropped in the browser: relative path (e.g. 'onnx/model.onnx') → contents. */
+  | { kind: 'files'; name: string; files: ReadonlyMap<string, Uint8Array | Blob> };
 
 /** The dtypes transformers.js maps to onnx-community file names (onnx/model{suffix}.onnx). */
 export const HF_DTYPES = ['fp32', 'fp16', 'q8', 'q4', 'q4f16'] as const;
@@ -45,7 +47,8 @@ export function parseHfSource(ref: string, isLocal: (p: string) => boolean): HfS
   throw new HfModelError('BAD_SOURCE', `'${ref}' is neither an existing folder, a URL, nor a hub id (owner/name)`);
 }
 
-export const sourceLabel = (s: HfSource) => (s.kind === 'local' ? s.path : s.kind === 'url' ? s.url : `${s.id}@${s.revision}`);
+export const sourceLabel = (s: HfSource) =>
+  (s.kind === 'local' ? s.path : s.kind === 'url' ? s.url : s.kind === 'files' ? `picked folder ${s.name}` : `${s.id}@${s.revision}`);
 
 /**
  * The onnx-community layout for one dtype: the files a folder must have, each checked by name, so a wrong
