@@ -13,7 +13,8 @@ import jsepWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
 
 import { createOrtRuntime, f32, type OrtLike, type Runtime } from '../engine/runtime';
 import { probeBackend } from './probe';
-import type { AdapterDescription, BackendInfo, BackendKind, BackendTiming, InitOptions } from './protocol';
+import { chooseRuntime } from './backend-choice';
+import type { AdapterDescription, BackendInfo, BackendKind, InitOptions } from './protocol';
 import onnxProto from 'onnx-proto';
 import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from './smoke';
 
@@ -62,40 +63,11 @@ async function create(opts: InitOptions): Promise<WebRuntime> {
     (ort.env.webgpu as { adapter: unknown }).adapter = probe.adapter;
   }
 
-  let kind = probe.kind;
-  let reason = probe.reason;
-  let runtime = makeRuntime(kind, probe.description, threads, reason);
-  let timing: BackendTiming | undefined;
-  // Warm up with the smoke graph: loads the wasm binary, and on WebGPU creates the device and compiles a
-  // shader, so a broken EP fails here (visible in the status bar) rather than in the first real call.
-  try {
-    await warmUp(runtime);
-  } catch (e) {
-    if (kind !== 'webgpu' || requested === 'webgpu') throw e;
-    // Auto mode only: the adapter exists but the EP cannot run on it. Fall back loudly, not silently.
-    kind = 'wasm';
-    reason = `WebGPU EP failed (${(e as Error).message.slice(0, 160)})`;
-    runtime = makeRuntime(kind, undefined, threads, reason);
-    await warmUp(runtime);
-  }
-  // A fallback adapter is a software rasteriser (SwiftShader, WARP): WebGPU there was 25-46x slower than
-  // WASM on real work. In auto mode both EPs are timed on one small decoder-sized graph and the faster
-  // one computes; a forced ?backend=webgpu is never second-guessed.
-  if (kind === 'webgpu' && requested === 'auto' && probe.description?.isFallbackAdapter) {
-    const wasmRuntime = makeRuntime('wasm', undefined, threads, 'timed against a fallback WebGPU adapter');
-    const webgpuMs = await timeGraph(runtime);
-    const wasmMs = await timeGraph(wasmRuntime);
-    timing = { webgpuMs, wasmMs };
-    const ratio = (a: number, b: number) => (a / Math.max(b, 1e-3)).toFixed(1);
-    if (wasmMs <= webgpuMs) {
-      kind = 'wasm';
-      reason = `WebGPU adapter is a fallback (software) adapter; timed at start: WASM ${wasmMs.toFixed(1)} ms vs WebGPU ${webgpuMs.toFixed(1)} ms per run of the timing graph, so WASM (${ratio(webgpuMs, wasmMs)}x faster) computes; ?backend=webgpu forces WebGPU`;
-      runtime = makeRuntime(kind, undefined, threads, reason);
-    } else {
-      reason = `WebGPU adapter is a fallback (software) adapter, but timed faster at start: WebGPU ${webgpuMs.toFixed(1)} ms vs WASM ${wasmMs.toFixed(1)} ms per run of the timing graph (${ratio(wasmMs, webgpuMs)}x)`;
-      runtime = makeRuntime(kind, probe.description, threads, reason);
-    }
-  }
+  const { kind, reason, runtime, timing } = await chooseRuntime(probe, requested, {
+    makeRuntime: (k, d, why) => makeRuntime(k, d, threads, why),
+    warmUp,
+    timeGraph,
+  });
 
   const info: BackendInfo = {
     kind,

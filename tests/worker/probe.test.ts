@@ -65,3 +65,58 @@ describe('describeAdapter', () => {
     expect(await describeAdapter({})).toMatchObject({ vendor: '', isFallbackAdapter: false });
   });
 });
+
+describe('chooseRuntime: the EP-failure fallback and the fallback-adapter timing, with fake runtimes', async () => {
+  const { chooseRuntime } = await import('../../src/worker/backend-choice');
+  type Fake = { kind: 'webgpu' | 'wasm'; reason: string; described: boolean };
+  const deps = (o: { webgpuWarmUp?: 'fails'; webgpuMs?: number; wasmMs?: number; wasmWarmUp?: 'fails' } = {}) => {
+    const made: Fake[] = [];
+    return {
+      made,
+      makeRuntime: (kind: 'webgpu' | 'wasm', d: unknown, reason: string) => { const r = { kind, reason, described: d !== undefined }; made.push(r); return r; },
+      warmUp: async (r: Fake) => {
+        if (r.kind === 'webgpu' && o.webgpuWarmUp) throw new Error('GPUPipelineError: shader compile failed');
+        if (r.kind === 'wasm' && o.wasmWarmUp) throw new Error('wasm failed');
+      },
+      timeGraph: async (r: Fake) => (r.kind === 'webgpu' ? o.webgpuMs ?? 1 : o.wasmMs ?? 1),
+    };
+  };
+  const description = { vendor: 'google', architecture: 'swiftshader', device: '', description: '', isFallbackAdapter: false };
+  const gpu = { kind: 'webgpu' as const, reason: 'WebGPU adapter available', adapter: {}, description };
+  const soft = { ...gpu, description: { ...description, isFallbackAdapter: true } };
+
+  it('auto: a WebGPU EP that fails its warm-up falls back to WASM and says why', async () => {
+    const d = deps({ webgpuWarmUp: 'fails' });
+    const c = await chooseRuntime(gpu, 'auto', d);
+    expect(c.kind).toBe('wasm');
+    expect(c.reason).toBe('WebGPU EP failed (GPUPipelineError: shader compile failed)');
+    expect(c.runtime).toBe(d.made[1]);
+    expect(d.made.map((r) => r.kind)).toEqual(['webgpu', 'wasm']);
+  });
+
+  it('forced ?backend=webgpu: an EP failure is an error, never a silent switch', async () => {
+    await expect(chooseRuntime(gpu, 'webgpu', deps({ webgpuWarmUp: 'fails' }))).rejects.toThrow(/shader compile failed/);
+  });
+
+  it('WASM failing its warm-up is an error too', async () => {
+    await expect(chooseRuntime({ kind: 'wasm', reason: 'no navigator.gpu' }, 'auto', deps({ wasmWarmUp: 'fails' }))).rejects.toThrow(/wasm failed/);
+  });
+
+  it('a hardware adapter that warms up computes, without timing', async () => {
+    const c = await chooseRuntime(gpu, 'auto', deps());
+    expect(c).toMatchObject({ kind: 'webgpu', reason: 'WebGPU adapter available', timing: undefined });
+    expect((c.runtime as Fake).described).toBe(true);
+  });
+
+  it('a fallback adapter computes only when it timed faster than WASM (auto); forced WebGPU is not second-guessed', async () => {
+    const slow = await chooseRuntime(soft, 'auto', deps({ webgpuMs: 40, wasmMs: 2 }));
+    expect(slow.kind).toBe('wasm');
+    expect(slow.timing).toEqual({ webgpuMs: 40, wasmMs: 2 });
+    expect(slow.reason).toMatch(/WASM 2\.0 ms vs WebGPU 40\.0 ms .* so WASM \(20\.0x faster\) computes/);
+    const fast = await chooseRuntime(soft, 'auto', deps({ webgpuMs: 1, wasmMs: 3 }));
+    expect(fast.kind).toBe('webgpu');
+    expect(fast.reason).toMatch(/but timed faster at start/);
+    const forced = await chooseRuntime({ ...soft, reason: 'forced by ?backend=webgpu' }, 'webgpu', deps({ webgpuMs: 40, wasmMs: 2 }));
+    expect(forced).toMatchObject({ kind: 'webgpu', timing: undefined });
+  });
+});
