@@ -151,6 +151,8 @@ export interface ForwardContext {
    * lookup for inference graphs (int64 ids; no [tokens, vocab] one-hot, and Gather stays on WebGPU).
    */
   embedding?: 'onehot' | 'gather';
+  /** Applied to the final normed hidden states [batch·seq, d] before the LM head (training graphs pick the rows they score). */
+  beforeHead?: (h: Value) => Value;
 }
 
 export interface ForwardResult {
@@ -199,6 +201,7 @@ export function decoderForward(cfg: LlamaConfig, W: Record<string, Value>, ids: 
     const act = O.mul(O.mul(gate, O.sigmoid(gate)), linear(y, `${p}.mlp.up_proj.weight`));
     h = O.add(h, linear(act, `${p}.mlp.down_proj.weight`));
   }
-  const logits = linear(rmsNorm(h, 'model.norm.weight'), 'lm_head.weight');
+  const normed = rmsNorm(h, 'model.norm.weight');
+  const logits = linear(ctx.beforeHead ? ctx.beforeHead(normed) : normed, 'lm_head.weight');
   return { logits, newKV, present };
 }

@@ -123,7 +123,7 @@ function staticForward(g: Graph, cfg: LlamaConfig, B: number, T: number) {
  * 0 = may attend, NEG_INF = may not) replaces the constant causal bias, so a token sees exactly the
  * tokens it would see in its own unpacked row.
  */
-function packedForward(g: Graph, cfg: LlamaConfig, B: number, T: number) {
+function packedForward(g: Graph, cfg: LlamaConfig, B: number, T: number, select?: number) {
   const W = weightInputs(g, cfg);
   const ids = g.input('input_ids', 'int32', [B, T]);
   const pos = g.input('position_ids', 'int32', [B, T]);
@@ -131,8 +131,13 @@ function packedForward(g: Graph, cfg: LlamaConfig, B: number, T: number) {
   const hd = headDim(cfg), maxPos = cfg.max_position_embeddings;
   const tables = ropeTables(cfg, maxPos);
   const lookup = (t: Float32Array) => O.unsqueeze(O.gather(g.const(t, [maxPos, hd]), pos), [1]);
+  // select: only Ns positions per row need logits (the trained ones); a one-hot [B, Ns, T] MatMul picks
+  // their hidden states, so the LM head and the log-softmax run on Ns rows instead of T (its gradient is
+  // a MatMul too; Gather has no gradient rule here).
+  const sel = select ? g.input('select', 'float32', [B, select, T]) : undefined;
+  const beforeHead = sel ? (h: Value) => O.reshape(O.matmul(sel, O.reshape(h, [B, T, cfg.hidden_size])), [B * select!, cfg.hidden_size]) : undefined;
   const out = decoderForward(cfg, W, ids, {
-    batch: B, seq: T, cos: lookup(tables.cos), sin: lookup(tables.sin), bias: O.unsqueeze(bias, [1]),
+    batch: B, seq: T, cos: lookup(tables.cos), sin: lookup(tables.sin), bias: O.unsqueeze(bias, [1]), beforeHead,
   });
   return { W, ids, logits: out.logits };
 }
@@ -147,22 +152,23 @@ function packedForward(g: Graph, cfg: LlamaConfig, B: number, T: number) {
  * and clipfrac_sum, clipfrac_lower_sum, ppo_kl_sum (plain sums over tokens with weight > 0, so that
  * sums over several calls divide by the token count into verl's token means).
  */
-export function buildPackedTrainGraph(cfg: LlamaConfig, B: number, T: number, loss: PackedLossSpec, opts: TrainGraphOptions = {}): BuiltGraph {
+export function buildPackedTrainGraph(cfg: LlamaConfig, B: number, T: number, loss: PackedLossSpec, opts: TrainGraphOptions & { select?: number } = {}): BuiltGraph {
   const g = new Graph();
-  const { W, logits } = packedForward(g, cfg, B, T);
-  const targets = g.input('target_ids', 'int32', [B, T]);
-  const weight = g.input('loss_weight', 'float32', [B, T]);
+  const { W, logits } = packedForward(g, cfg, B, T, opts.select);
+  const N = opts.select ?? T; // scored positions per row
+  const targets = g.input('target_ids', 'int32', [B, N]);
+  const weight = g.input('loss_weight', 'float32', [B, N]);
   const stats = tokenStats(logits, O.reshape(targets, [-1]));
-  const logp = O.reshape(stats.logp, [B, T]);
+  const logp = O.reshape(stats.logp, [B, N]);
   const wsum = (x: Value) => O.reduceSum(O.mul(x, weight));
   const extra: [Value, string][] = [];
   let total: Value;
   if (loss.kind === 'ce') {
     total = O.neg(wsum(logp));
   } else {
-    const advantages = g.input('advantages', 'float32', [B, T]);
-    const oldLogp = g.input('old_logprobs', 'float32', [B, T]);
-    const refLogp = loss.kl !== 'none' ? g.input('ref_logprobs', 'float32', [B, T]) : undefined;
+    const advantages = g.input('advantages', 'float32', [B, N]);
+    const oldLogp = g.input('old_logprobs', 'float32', [B, N]);
+    const refLogp = loss.kl !== 'none' ? g.input('ref_logprobs', 'float32', [B, N]) : undefined;
     const clipLow = g.input('clip_ratio_low', 'float32', [1]);
     const clipHigh = g.input('clip_ratio_high', 'float32', [1]);
     const clipC = g.input('clip_ratio_c', 'float32', [1]);
@@ -186,10 +192,10 @@ export function buildPackedTrainGraph(cfg: LlamaConfig, B: number, T: number, lo
   const grads = opts.grads === false ? [] : gradients(total, names.map((n) => W[n]));
   g.output(total, 'loss');
   g.output(logp, 'logprobs');
-  g.output(O.reshape(stats.entropy, [B, T]), 'entropy');
+  g.output(O.reshape(stats.entropy, [B, N]), 'entropy');
   for (const [v, n] of extra) g.output(v, n);
   grads.forEach((d, i) => g.output(d, `grad.${names[i]}`));
-  return finish(g, `llama train ${packedLossKey(loss)} ${B}x${T}`);
+  return finish(g, `llama train ${packedLossKey(loss)} ${B}x${T}${opts.select ? ` select ${opts.select}` : ''}`);
 }
 
 /** Forward only: params + input_ids (int32 [B, T]) → logits [B, T, vocab]. Causal, positions 0..T-1. */

@@ -22,8 +22,15 @@ export interface PackedBatch {
   inputIds: Int32Array; // [B, T]
   positionIds: Int32Array; // [B, T]
   attentionBias: Float32Array; // [B, T, T]
-  targetIds: Int32Array; // [B, T]
-  lossWeight: Float32Array; // [B, T]
+  /**
+   * Optional one-hot [B, N, T]: only N positions per row are scored (their logits computed); the
+   * per-token fields below are then [B, N] instead of [B, T].
+   */
+  select?: Float32Array;
+  /** N: scored positions per row (T without `select`). */
+  scored: number;
+  targetIds: Int32Array; // [B, N]
+  lossWeight: Float32Array; // [B, N]
   advantages?: Float32Array;
   oldLogprobs?: Float32Array;
   refLogprobs?: ArrayLike<number>;
@@ -196,7 +203,7 @@ export function packAuto(rows: PackInput[], dims: ModelDims, opts: { capacity?: 
  * The given graph rows of a packing as one [B, T] batch (T ≥ every row's length): right-padded; a pad
  * position attends only to itself. Per-token fields start zeroed; fill them through `where`.
  */
-export function packedBatch(p: Packing, graphRows: number[], T: number, pad = 0): PackedBatch {
+export function packedBatch(p: Packing, graphRows: number[], T: number, pad = 0, selected?: number[][], N = T): PackedBatch {
   const B = graphRows.length;
   const inputIds = new Int32Array(B * T).fill(pad), positionIds = new Int32Array(B * T), targetIds = new Int32Array(B * T).fill(pad);
   const attentionBias = new Float32Array(B * T * T).fill(NEG_INF);
@@ -211,7 +218,10 @@ export function packedBatch(p: Packing, graphRows: number[], T: number, pad = 0)
       for (let a = t; a >= 0; a = row.parent[a]) attentionBias[base + t * T + a] = 0;
     }
   }
-  return { batch: B, seq: T, inputIds, positionIds, attentionBias, targetIds, lossWeight: new Float32Array(B * T) };
+  if (!selected) return { batch: B, seq: T, inputIds, positionIds, attentionBias, targetIds, lossWeight: new Float32Array(B * T), scored: T };
+  const select = new Float32Array(B * N * T), targets = new Int32Array(B * N).fill(pad);
+  selected.forEach((ts, b) => ts.forEach((t, k) => { select[(b * N + k) * T + t] = 1; targets[b * N + k] = targetIds[b * T + t]; }));
+  return { batch: B, seq: T, inputIds, positionIds, attentionBias, select, scored: N, targetIds: targets, lossWeight: new Float32Array(B * N) };
 }
 
 /** One graph call: graph rows of one length T, and where each of them sits in the call's batch. */
@@ -222,8 +232,13 @@ export interface PackedCall { T: number; graphRows: number[]; batch: PackedBatch
  * pairs (B·T²) per call, which bounds the memory of the [B, heads, T, T] attention tensors. Fewer calls
  * matter: each graph run has a fixed cost (parameters in, gradients out, hundreds of small kernels).
  */
-export function packedCalls(p: Packing, capacity: number, opts: { pad?: number; maxPairs?: number } = {}): { calls: PackedCall[]; at: (g: number, t: number) => [number, number] } {
+export function packedCalls(p: Packing, capacity: number, opts: { pad?: number; maxPairs?: number; select?: boolean } = {}): { calls: PackedCall[]; at: (g: number, t: number) => [number, number] } {
   const maxPairs = opts.maxPairs ?? MAX_PAIRS_PER_CALL;
+  // The positions whose logits some trained token needs, per graph row (in position order).
+  const scoredIn: number[][] = p.rows.map(() => []);
+  for (const ws of p.where) for (const w of ws) if (w) scoredIn[w[0]].push(w[1]);
+  scoredIn.forEach((ts) => ts.sort((a, b) => a - b));
+  const slotOf = new Map<string, number>();
   const byT = new Map<number, number[]>();
   p.rows.forEach((r, g) => { const T = bucketLength(r.length, capacity); (byT.get(T) ?? byT.set(T, []).get(T)!).push(g); });
   const calls: PackedCall[] = [];
@@ -233,10 +248,21 @@ export function packedCalls(p: Packing, capacity: number, opts: { pad?: number; 
     for (let i = 0; i < gs.length; i += per) {
       const graphRows = gs.slice(i, i + per);
       graphRows.forEach((g, b) => where.set(g, [calls.length, b]));
-      calls.push({ T, graphRows, batch: packedBatch(p, graphRows, T, opts.pad) });
+      const most = Math.max(...graphRows.map((g) => scoredIn[g].length));
+      const N = 2 ** Math.ceil(Math.log2(Math.max(16, most))); // few distinct shapes
+      const select = (opts.select ?? true) && N < T;
+      if (select) graphRows.forEach((g) => scoredIn[g].forEach((t, k) => slotOf.set(`${g}:${t}`, k)));
+      calls.push({ T, graphRows, batch: select ? packedBatch(p, graphRows, T, opts.pad, graphRows.map((g) => scoredIn[g]), N) : packedBatch(p, graphRows, T, opts.pad) });
     }
   }
-  return { calls, at: (g, t) => { const [c, b] = where.get(g)!; return [c, b * calls[c].T + t]; } };
+  return {
+    calls,
+    at: (g, t) => {
+      const [c, b] = where.get(g)!;
+      const { batch } = calls[c];
+      return [c, batch.select ? b * batch.scored + slotOf.get(`${g}:${t}`)! : b * calls[c].T + t];
+    },
+  };
 }
 
 /**

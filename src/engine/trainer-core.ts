@@ -170,15 +170,17 @@ export class Model {
   }
 
   private batchFeeds(b: AnyBatch, loss: LossSpec | PackedLossSpec, hyper: GrpoHyper): Feeds {
-    const dims = [b.batch, b.seq];
+    // Per-token fields: [B, T], or [B, N] for a packed batch that scores N selected positions per row.
+    const dims = [b.batch, isPacked(b) ? b.scored : b.seq];
     const f: Feeds = {
-      input_ids: i32(b.inputIds, dims),
+      input_ids: i32(b.inputIds, [b.batch, b.seq]),
       target_ids: i32(b.targetIds, dims),
     };
     if (isPacked(b)) {
-      f.position_ids = i32(b.positionIds, dims);
+      f.position_ids = i32(b.positionIds, [b.batch, b.seq]);
       f.attention_bias = f32(b.attentionBias, [b.batch, b.seq, b.seq]);
       f.loss_weight = f32(b.lossWeight, dims);
+      if (b.select) f.select = f32(b.select, [b.batch, b.scored, b.seq]);
     } else f.loss_mask = f32(Float32Array.from(b.lossMask), dims);
     if (loss.kind === 'grpo') {
       const gb = b as GrpoBatch;
@@ -209,8 +211,9 @@ export class Model {
     const gradNames = this.specs.map((p) => `grad.${p.name}`);
     const packed = isPacked(batch);
     const key = `train-${packed ? packedLossKey(loss as PackedLossSpec) : lossKey(loss as LossSpec)}${nativeGrads ? '-dev' : ''}`;
-    const build = () => (packed ? buildPackedTrainGraph(this.cfg, B, T, loss as PackedLossSpec) : buildTrainGraph(this.cfg, B, T, loss as LossSpec)).bytes;
-    const s = await this.sessions.get(key, `${B}x${T}`, build, nativeGrads ? this.placed(gradNames) : undefined);
+    const select = packed && batch.select ? batch.scored : undefined;
+    const build = () => (packed ? buildPackedTrainGraph(this.cfg, B, T, loss as PackedLossSpec, { select }) : buildTrainGraph(this.cfg, B, T, loss as LossSpec)).bytes;
+    const s = await this.sessions.get(key, `${B}x${T}${select ? `s${select}` : ''}`, build, nativeGrads ? this.placed(gradNames) : undefined);
     const out = await s.runMixed({ ...this.paramFeeds(), ...this.batchFeeds(batch, loss, { ...GRPO_DEFAULTS, ...grpo }) },
       { keepNative: nativeGrads ? gradNames : [] });
     const grads: Params = {};
@@ -232,8 +235,9 @@ export class Model {
     const { batch: B, seq: T } = batch;
     const loss: LossSpec = { kind: 'ce' };
     const packed = isPacked(batch);
-    const s = await this.sessions.get(packed ? 'score-packed' : 'score', `${B}x${T}`,
-      () => (packed ? buildPackedTrainGraph(this.cfg, B, T, loss, { grads: false }) : buildTrainGraph(this.cfg, B, T, loss, { grads: false })).bytes);
+    const select = packed && batch.select ? batch.scored : undefined;
+    const s = await this.sessions.get(packed ? 'score-packed' : 'score', `${B}x${T}${select ? `s${select}` : ''}`,
+      () => (packed ? buildPackedTrainGraph(this.cfg, B, T, loss, { grads: false, select }) : buildTrainGraph(this.cfg, B, T, loss, { grads: false })).bytes);
     const out = await s.run({ ...this.paramFeeds(), ...this.batchFeeds(batch, loss, GRPO_DEFAULTS) }, { fetches: ['loss', 'logprobs', 'entropy'] });
     return { logprobs: out.logprobs.data as Float32Array, entropy: out.entropy.data as Float32Array, loss: Number(out.loss.data[0]) };
   }

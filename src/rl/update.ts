@@ -104,7 +104,7 @@ export async function grpoGradients(model: Model, rowsIn: UpdateRow[], s: Update
   let entropySum = 0;
   for (let c = 0; c < calls.length; c++) {
     const batch: PackedBatch = calls[c].batch;
-    const n = batch.batch * batch.seq;
+    const n = batch.batch * batch.scored;
     const advantages = new Float32Array(n), oldLogprobs = new Float32Array(n);
     for (const { r, j, x } of perCall[c]) {
       batch.lossWeight[x] = weights[r];
@@ -121,7 +121,7 @@ export async function grpoGradients(model: Model, rowsIn: UpdateRow[], s: Update
     stats.loss += out.loss; stats.pg += out.metrics.pg_loss ?? 0; stats.kl += out.metrics.kl_loss ?? 0;
     stats.ppoKl += out.metrics.ppo_kl_sum ?? 0; stats.clip += out.metrics.clipfrac_sum ?? 0;
     for (const { x } of perCall[c]) entropySum += out.entropy[x];
-    stats.processedTokens += n;
+    stats.processedTokens += batch.batch * batch.seq;
     stats.graphCalls += 1;
   }
   stats.ppoKl /= N; stats.clip /= N; stats.entropy = entropySum / N;
