@@ -6,14 +6,14 @@ import { expect, test } from '@playwright/test';
 import { loadModelFolder } from '../src/engine/modelFolder';
 import { createNodeRuntime } from '../src/engine/runtime-node';
 import { samplerFromFolder } from '../src/engine/sampler';
-import { openApp, shot } from './helpers';
+import { FIXTURE_MODELS, openApp, shot } from './helpers';
 
 const NAME = 'e2e-tiny';
 const PROMPT = 'hello';
 const MAX = 8;
 
 test('lists models, shows config and size, samples in the worker like Node', async ({ page }) => {
-  const folder = await loadModelFolder(path.resolve('tmp/e2e-models', NAME));
+  const folder = await loadModelFolder(path.resolve(FIXTURE_MODELS, NAME));
   const sampler = await samplerFromFolder(folder, createNodeRuntime({ threads: 1 }), { mode: 'fast' });
   const [ref] = await sampler.generate([{ prompt: PROMPT, maxNewTokens: MAX, temperature: 0, topP: 1, topK: 0, stop: [], seed: 0 }]);
   await sampler.release();

@@ -17,7 +17,7 @@ import { loadModelFolder } from '../src/engine/modelFolder';
 import { createNodeRuntime } from '../src/engine/runtime-node';
 import { samplerFromFolder } from '../src/engine/sampler';
 import { getWorld, taskById } from '../src/envs/worlds';
-import { openApp, shot } from './helpers';
+import { FIXTURE_MODELS, openApp, shot } from './helpers';
 
 const NAME = 'e2e-tiny';
 const K = 2, SEED = 5, MAX = 12, TURNS = 2;
@@ -59,7 +59,7 @@ async function dropFile(page: Page, name: string, text: string): Promise<void> {
 test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', async ({ page }) => {
   const t0 = Date.now();
   const lap = (what: string) => console.log(`[rollout wasm] ${what}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  const ref = await nodeRollout(path.join('tmp/e2e-models', NAME), null, K, SEED, 1, MAX, TURNS);
+  const ref = await nodeRollout(path.join(FIXTURE_MODELS, NAME), null, K, SEED, 1, MAX, TURNS);
 
   await openApp(page, '?backend=wasm', `#/rollout?m.model=${NAME}&r.world=retail&r.k=${K}&r.seed=${SEED}&r.max=${MAX}&r.turns=${TURNS}&r.temp=1`);
   await expect(page.getByTestId('rollout-backend')).toHaveText('wasm');
@@ -174,7 +174,7 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
   lap('url restore');
 
   // Benchmarks: 2 test tasks, greedy, real environment.
-  const folder = await loadModelFolder(path.resolve('tmp/e2e-models', NAME));
+  const folder = await loadModelFolder(path.resolve(FIXTURE_MODELS, NAME));
   const settings = rolloutSettings(profileFromConfig(folder.rawConfig));
   const tasks = getWorld('retail').tasks({ split: 'test', count: 2 });
   const policy2 = await samplerFromFolder(folder, createNodeRuntime({ threads: 1 }), { mode: 'fast' });
