@@ -89,6 +89,15 @@ export interface RolloutConfig {
   errorReward?: ErrorReward;
   /** Shadow-execute imagined calls on a real environment for fidelity. Default true. */
   shadow?: boolean;
+  /**
+   * The real-environment budget (imagined modes only): this fraction of tool calls, in [0, 1], is executed on
+   * the trajectory's environment and its result shown in canonical form as in mode 'real', with no Rehearse
+   * generation; the rest are imagined. Which calls: hashSeed of (trajectory seed, Act step, call index), so
+   * fixed by (seed, task, sample, step). 0 (default) is plain EnvACE, 1 is GRPO on the real environment. The
+   * environment is the shadow one (it also received the imagined calls, so its state follows the whole
+   * episode): needs shadow on.
+   */
+  realFraction?: number;
   /** Base seed; each trajectory's seed derives from (seed, task id, sample index). */
   seed?: number;
   /** Keep prompt text on rows (traces, debugging). Default true. */
@@ -146,7 +155,9 @@ interface PendingCalls {
   actStep: number;
   raw: string;
   calls: ToolCall[];
-  answers: { text: string; error?: ToolError; parseFailed: boolean; real?: Observation }[];
+  /** Calls of the real-environment budget (cfg.realFraction): executed, not rehearsed. */
+  real: boolean[];
+  answers: { text: string; error?: ToolError; parseFailed: boolean; real?: Observation; executed?: boolean }[];
 }
 
 interface Live {
@@ -203,6 +214,9 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
   const rehearser = cfg.mode === 'simulator' ? cfg.simulator! : cfg.policy;
   const judge = cfg.judge === undefined ? checklistJudge : cfg.judge;
   const judgeReal = cfg.judgeOn === 'real';
+  const realFraction = cfg.realFraction ?? 0;
+  if (!(realFraction >= 0 && realFraction <= 1)) throw new Error(`rollout: realFraction must be a number in [0, 1] (got ${cfg.realFraction})`);
+  if (realFraction > 0 && cfg.mode !== 'real' && !(cfg.shadow ?? true)) throw new Error('rollout: realFraction > 0 executes calls on the shadow environment; it needs shadow on');
 
   const lives: Live[] = specs.map((spec, i) => {
     const task = spec.task;
@@ -219,7 +233,7 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
       doneSteps: Array.from({ length: startTurn }, () => []), memory: spec.memory, hookedTurn: -1,
       traj: {
         taskId: task.id, groupId: spec.groupId ?? task.id, mode: cfg.mode, seed: trajectorySeed(baseSeed, task.id, sample),
-        messages: [], rows: [], terminatedBy: 'final_turn',
+        messages: [], rows: [], terminatedBy: 'final_turn', realCalls: 0,
       },
     };
     if (first.length === 0) finish(live, 'final_turn');
@@ -319,13 +333,27 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
         // it: real and imagined observations then look alike, and one SFT distribution serves all modes.
         l.conversation.push({ role: 'tool', name: c.name, content: toResultJson(obs.text), error: obs.error || undefined });
         l.turnSteps.push({ call: c, result: obs });
+        l.traj.realCalls!++;
         const e = resultError(obs.text);
         if (!err && isFatal(e)) err = e;
       }
       if (err && errorsEnd) { l.failed = err; finish(l, 'tool_error'); }
       return;
     }
-    l.pending = { actStep: row.step, raw: text, calls: p.calls, answers: [] };
+    const real = p.calls.map((_, i) => realFraction > 0 && hashSeed('real-call', l.traj.seed, row.step, i) / 2 ** 32 < realFraction);
+    l.pending = { actStep: row.step, raw: text, calls: p.calls, real, answers: [] };
+    if (real.every(Boolean)) closeCalls(l);
+  }
+
+  /** Executes the budget's real calls before call `upTo`, so the environment sees calls in their order. */
+  function executeReal(l: Live, upTo: number): void {
+    const pend = l.pending!;
+    for (let i = 0; i < upTo; i++) {
+      if (!pend.real[i] || pend.answers[i]) continue;
+      const obs = safeCall(l.env!, pend.calls[i]);
+      pend.answers[i] = { text: toResultJson(obs.text), error: resultError(obs.text) ?? undefined, parseFailed: false, real: obs, executed: true };
+      l.traj.realCalls!++;
+    }
   }
 
   function applyRehearse(l: Live, callIndex: number, g: Generation, prompt: string): void {
@@ -344,6 +372,7 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
     if (err) row.error = { code: err.code, message: err.message };
     let real: Observation | undefined;
     if (l.env) {
+      executeReal(l, callIndex);
       real = safeCall(l.env, call);
       const f = compareResults(imagined, real);
       row.real = real;
@@ -355,13 +384,15 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
 
   function closeCalls(l: Live): void {
     const pend = l.pending!;
+    executeReal(l, pend.calls.length);
     l.pending = undefined;
     let first: { e: ToolError; parse: boolean } | undefined;
     pend.calls.forEach((c, i) => {
       const a = pend.answers[i];
-      l.conversation.push({ role: 'tool', name: c.name, content: a.text, error: a.error ? true : undefined });
+      // A real call of the budget is shown and judged exactly as in mode 'real'.
+      l.conversation.push({ role: 'tool', name: c.name, content: a.text, error: (a.executed ? a.real!.error : a.error) ? true : undefined });
       const shown: Observation = { text: a.text, error: !!a.error };
-      l.turnSteps.push({ call: c, result: judgeReal && a.real ? a.real : shown });
+      l.turnSteps.push({ call: c, result: a.executed || (judgeReal && a.real) ? a.real! : shown });
       if (!first && isFatal(a.error)) first = { e: a.error!, parse: a.parseFailed };
     });
     if (first && errorsEnd) { l.failed = first.e; finish(l, first.parse ? 'parse_error' : 'tool_error'); }
@@ -385,10 +416,11 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
       const used = l.traj.rows.length;
       if (l.pending) {
         const n = l.pending.calls.length;
-        if (used + n > limits.maxGenerations) { finish(l, 'generation_cap'); continue; }
+        if (used + l.pending.real.filter((r) => !r).length > limits.maxGenerations) { finish(l, 'generation_cap'); continue; }
         let fits = true;
         const batch: Req[] = [];
         for (let i = 0; i < n; i++) {
+          if (l.pending.real[i]) continue;
           const built = fitRehearse(l, i);
           if (!built) { fits = false; break; }
           batch.push({ live: l, kind: 'rehearse', callIndex: i, prompt: built.prompt,
@@ -423,7 +455,8 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
       if (r.kind === 'act') applyAct(r.live, out.get(r)!, r.prompt);
       else applyRehearse(r.live, r.callIndex!, out.get(r)!, r.prompt);
     }
-    for (const l of lives) if (!l.done && l.pending && l.pending.answers.filter(Boolean).length === l.pending.calls.length) closeCalls(l);
+    // Real calls of the budget are answered when their turn comes (closeCalls), so count only the rehearsed ones.
+    for (const l of lives) if (!l.done && l.pending && l.pending.calls.every((_, i) => l.pending!.real[i] || l.pending!.answers[i])) closeCalls(l);
   }
   return lives.map((l) => l.traj);
 

@@ -39,4 +39,7 @@ export interface Trajectory {
   terminatedBy: Termination;
   /** The EnvACE error that ended the episode, if one did. */
   error?: ToolError;
+  /** Tool calls executed in the real environment and shown to the policy: every call in mode 'real', the
+   * budget's share (RolloutConfig.realFraction) in the imagined modes; shadow executions do not count. */
+  realCalls?: number;
 }

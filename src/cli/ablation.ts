@@ -1,6 +1,6 @@
 // npm run ablation -- [--world files] [--seeds 5] [--steps 10] [--model models/envace-small] [--config base.json]
 //                     [--variants envace,per-role,…] [--tasks 100] [--k 4] [--temperature 0.6] [--top-p 0.95]
-//                     [--out runs/ablation]
+//                     [--out runs/ablation] [--budget 0,0.1,0.25,0.5,1 [--budget-variant envace]]
 // Trains every variant for every seed, then evaluates the starting model ("base") and every trained model with
 // the evaluation protocol (src/bench/evaluation.ts: held-out tasks, Avg@k, real environment), each seed with its
 // own sampling seed, so "before" is evaluated per seed exactly like "after". Differences between variants are a
@@ -8,6 +8,10 @@
 // GRPO > base) gets a verdict at 95%. Each (variant, seed) result is written as it finishes (result.json in its
 // folder) and skipped on a rerun; an unfinished training run resumes from its checkpoint.
 // Output: summary.json (format in docs/results/README.md) and summary.md.
+// --budget adds the real-environment budget sweep: the budget variant (EnvACE) trained per seed with each share p
+// of its tool calls executed in the real environment (TrainConfig.realFraction), held-out success against the real
+// calls spent in training (summary.json "budget", format envace-budget-sweep/1). With --budget and no --variants,
+// only the sweep (and the base model) runs.
 
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -33,6 +37,9 @@ export const BASE = 'base';
 /** The paper's ordering, best first; a name missing from this tree is skipped. */
 export const PAPER_CHAIN: string[] = ['envace', 'per-role', (['standard-grpo', 'grpo-simulator'].find((v) => v in VARIANTS) ?? 'standard-grpo'), BASE];
 export const SUMMARY_FORMAT = 'envace-ablation-summary/1';
+export const BUDGET_FORMAT = 'envace-budget-sweep/1';
+/** Variants whose rollouts rehearse, so a real-environment budget means something for them. */
+const BUDGET_VARIANTS = Object.entries(VARIANTS as Record<string, { rolloutMode: string }>).filter(([, v]) => v.rolloutMode !== 'real').map(([k]) => k);
 
 export const ABLATION_CLI = defineCli({
   name: 'ablation',
@@ -43,7 +50,9 @@ export const ABLATION_CLI = defineCli({
     steps: { type: 'int', help: 'training steps per run', default: 10, min: 0 },
     model: { type: 'string', help: 'starting model folder', default: 'models/envace-small' },
     config: { type: 'string', help: 'JSON training config shared by every run' },
-    variants: { type: 'list', help: 'variants to train', choices: Object.keys(VARIANTS), default: ABLATION_VARIANTS },
+    variants: { type: 'list', help: `variants to train (default: ${ABLATION_VARIANTS.join(',')}; none when --budget is given)`, choices: Object.keys(VARIANTS) },
+    budget: { type: 'numbers', help: 'real-environment budget sweep: shares p of training tool calls executed in the real environment', min: 0, max: 1 },
+    'budget-variant': { type: 'string', help: 'variant trained at every budget', choices: BUDGET_VARIANTS, default: 'envace' },
     tasks: { type: 'int', help: 'held-out evaluation tasks', default: 100, min: 1 },
     k: { type: 'int', help: 'samples per task (Avg@k)', default: PAPER_PROTOCOL.k, min: 1 },
     temperature: { type: 'number', help: 'evaluation temperature (0 = greedy)', default: PAPER_PROTOCOL.temperature, min: 0 },
@@ -62,6 +71,8 @@ export interface RunResult {
   /** Training curves: one entry per step (metrics.jsonl) and per scheduled evaluation (evals.jsonl). */
   curve: Record<string, unknown>[];
   evals: Record<string, unknown>[];
+  /** Budget-sweep runs: the share of training tool calls executed in the real environment. */
+  realFraction?: number;
 }
 
 async function readJsonl(path: string): Promise<Record<string, unknown>[]> {
@@ -90,6 +101,91 @@ export interface AblationSummary {
   orderings: (OrderingResult & { chain_link: boolean })[];
   chain: { order: string[]; metric: MetricName; links: Verdict[]; verdict: Verdict; missing: string[] };
   runs: { variant: string; seed: number; report: EvalReport; seconds_per_step: number | null; curve: Record<string, unknown>[]; evals: Record<string, unknown>[] }[];
+  /** Present when the run had a real-environment budget sweep (--budget). */
+  budget?: BudgetSweep;
+}
+
+export interface BudgetPoint {
+  real_fraction: number; seeds: number[];
+  /** Real tool calls spent in training (sum over the run's steps): mean over seeds and each seed's. */
+  real_calls: { mean: number; per_seed: number[] };
+  /** real_calls.mean over that of the p = 1 point (null without one): the share of GRPO's real interaction spent. */
+  real_calls_vs_full: number | null;
+  metrics: Record<MetricName, Estimate>;
+  /** Paired differences on the same seeds and tasks: to the untrained base model, and to the p = 1 point. */
+  vs_base: Record<MetricName, Estimate> | null;
+  vs_full: Record<MetricName, Estimate> | null;
+  seconds_per_step: number | null;
+}
+
+export interface BudgetSweep {
+  format: typeof BUDGET_FORMAT;
+  variant: string; label: string; fractions: number[]; seeds: number[]; steps: number;
+  /** The untrained starting model at 0 real calls: the sweep's origin (also in AblationSummary.variants). */
+  base: { real_calls: 0; metrics: Record<MetricName, Estimate> } | null;
+  points: BudgetPoint[];
+  runs: { real_fraction: number; seed: number; real_calls: number; real_calls_cumulative: number[]; report: EvalReport; seconds_per_step: number | null; curve: Record<string, unknown>[]; evals: Record<string, unknown>[] }[];
+}
+
+/** Cumulative real calls after each training step of a run (StepMetrics.realCalls; 0 for older curves without it). */
+export function cumulativeRealCalls(curve: Record<string, unknown>[]): number[] {
+  let sum = 0;
+  return curve.map((m) => (sum += typeof m.realCalls === 'number' ? m.realCalls : 0));
+}
+
+/**
+ * Pure: the budget sweep of finished runs (tested on hand-made runs). `runs` holds the sweep's runs (realFraction
+ * set) and the base model's (variant BASE); a share appears in `points` only when every seed finished.
+ */
+export function summarizeBudget(runs: RunResult[], p: { variant: string; fractions: number[]; seeds: number[]; steps: number; world: string; resamples: number }): BudgetSweep {
+  const boot = { resamples: p.resamples, seed: hashSeed('budget-bootstrap', p.world, p.seeds.join(',')) };
+  const at = (f: number, s: number) => runs.find((r) => r.variant !== BASE && r.realFraction === f && r.seed === s);
+  const baseRun = (s: number) => runs.find((r) => r.variant === BASE && r.seed === s);
+  const gridOf = (get: (s: number) => RunResult | undefined, m: MetricName) => p.seeds.map((s) => metricValues(get(s)!.perTask, m));
+  const hasBase = p.seeds.every((s) => baseRun(s));
+  const complete = p.fractions.filter((f) => p.seeds.every((s) => at(f, s)));
+  const total = (r: RunResult) => cumulativeRealCalls(r.curve).at(-1) ?? 0;
+  const full = complete.includes(1) ? p.seeds.map((s) => total(at(1, s)!)).reduce((a, b) => a + b, 0) / p.seeds.length : null;
+  const diff = (f: number, get: (s: number) => RunResult | undefined, name: string) =>
+    Object.fromEntries(METRICS.map((m) => [m, compareOrdering(`budget-${f}`, name, m, gridOf((s) => at(f, s), m), gridOf(get, m), boot).diff])) as Record<MetricName, Estimate>;
+  const points: BudgetPoint[] = complete.map((f) => {
+    const rs = p.seeds.map((s) => at(f, s)!);
+    const perSeed = rs.map(total);
+    const mean = perSeed.reduce((a, b) => a + b, 0) / perSeed.length;
+    const sps = rs.map((r) => r.secondsPerStep).filter((x): x is number => x !== null);
+    return {
+      real_fraction: f, seeds: p.seeds,
+      real_calls: { mean, per_seed: perSeed },
+      real_calls_vs_full: full ? mean / full : null,
+      metrics: Object.fromEntries(METRICS.map((m) => [m, bootstrapGrid(gridOf((s) => at(f, s), m), boot)])) as Record<MetricName, Estimate>,
+      vs_base: hasBase ? diff(f, baseRun, BASE) : null,
+      vs_full: full !== null && f !== 1 ? diff(f, (s) => at(1, s), 'budget-1') : null,
+      seconds_per_step: sps.length ? sps.reduce((a, b) => a + b, 0) / sps.length : null,
+    };
+  });
+  return {
+    format: BUDGET_FORMAT, variant: p.variant, label: labelOf(p.variant), fractions: p.fractions, seeds: p.seeds, steps: p.steps,
+    base: hasBase ? { real_calls: 0, metrics: Object.fromEntries(METRICS.map((m) => [m, bootstrapGrid(gridOf(baseRun, m), boot)])) as Record<MetricName, Estimate> } : null,
+    points,
+    runs: runs.filter((r) => r.variant !== BASE && r.realFraction !== undefined).map((r) => ({
+      real_fraction: r.realFraction!, seed: r.seed, real_calls: total(r), real_calls_cumulative: cumulativeRealCalls(r.curve),
+      report: r.report, seconds_per_step: r.secondsPerStep, curve: r.curve, evals: r.evals,
+    })),
+  };
+}
+
+export function budgetMarkdown(b: BudgetSweep): string {
+  const lines = [
+    `Real-environment budget sweep: ${b.label} trained with a share p of its tool calls executed in the real environment ` +
+    `(the rest rehearsed), seeds ${b.seeds.join(', ')} × ${b.steps} steps per share; held-out evaluation as above. ` +
+    'Real calls: summed over the training steps, mean over seeds (evaluation calls not counted).',
+    '',
+    '| p | real calls in training | share of p = 1 | success | checklist | Δ success vs base | Δ success vs p = 1 | Δ checklist vs p = 1 | s/step |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...(b.base ? [`| base (untrained) | 0 | – | ${ci(b.base.metrics.success)} | ${ci(b.base.metrics.checklist)} | – | – | – | – |`] : []),
+    ...b.points.map((pt) => `| ${pt.real_fraction} | ${pt.real_calls.mean.toFixed(1)} (${pt.real_calls.per_seed.join(', ')}) | ${pt.real_calls_vs_full === null ? '–' : pt.real_calls_vs_full.toFixed(2)} | ${ci(pt.metrics.success)} | ${ci(pt.metrics.checklist)} | ${pt.vs_base ? ci(pt.vs_base.success) : '–'} | ${pt.vs_full ? ci(pt.vs_full.success) : '–'} | ${pt.vs_full ? ci(pt.vs_full.checklist) : '–'} | ${pt.seconds_per_step === null ? '–' : pt.seconds_per_step.toFixed(1)} |`),
+  ];
+  return lines.join('\n') + '\n';
 }
 
 /** seeds × tasks grid of one metric for one variant (rows in seed order). */
@@ -201,7 +297,8 @@ async function main() {
     }
     runs.push(r);
   }
-  for (const variant of a.variants as VariantName[]) {
+  const budget = [...new Set(a.budget ?? [])];
+  for (const variant of (a.variants ?? (budget.length ? [] : ABLATION_VARIANTS)) as VariantName[]) {
     for (const seed of seeds) {
       const dir = join(a.out, `${variant}-seed${seed}`);
       let r = await finished(dir);
@@ -217,8 +314,30 @@ async function main() {
       runs.push(r);
     }
   }
+  const budgetRuns: RunResult[] = [];
+  for (const p of budget) {
+    for (const seed of seeds) {
+      const dir = join(a.out, `budget-p${p}-seed${seed}`);
+      // p = 0 is the plain variant: its run of this ablation is reused when there is one.
+      const same = p === 0 && !base.realFraction ? runs.find((r) => r.variant === a['budget-variant'] && r.seed === seed) : undefined;
+      let r = same ? { ...same, realFraction: 0 } : await finished(dir);
+      if (r && r.realFraction !== p) r = null;
+      if (!r) {
+        const label = `budget p ${p} seed ${seed}`;
+        const t = await runTraining({
+          spec: { ...base, model: a.model, world: a.world, variant: a['budget-variant'] as VariantName, seed, steps: a.steps, realFraction: p }, out: dir,
+          resume: existsSync(join(dir, 'checkpoints')), label,
+        });
+        const e = await evaluate(join(dir, 'model'), a['budget-variant'], seed, `${label} eval`);
+        r = { variant: a['budget-variant'], seed, steps: a.steps, secondsPerStep: t.secondsPerStep, ...e, curve: await readJsonl(join(dir, 'metrics.jsonl')), evals: await readJsonl(join(dir, 'evals.jsonl')), realFraction: p };
+        await writeFile(join(dir, 'result.json'), JSON.stringify(r) + '\n');
+      }
+      budgetRuns.push(r);
+    }
+  }
   const s = summarize(runs, { world: a.world, split: 'test', n_tasks: a.tasks, k: a.k, temperature: a.temperature, top_p: a['top-p'], seeds, steps: a.steps, model: a.model, config: base, resamples: a.resamples });
-  const md = summaryMarkdown(s);
+  if (budget.length) s.budget = summarizeBudget([...runs.filter((r) => r.variant === BASE), ...budgetRuns], { variant: a['budget-variant'], fractions: budget, seeds, steps: a.steps, world: a.world, resamples: a.resamples });
+  const md = summaryMarkdown(s) + (s.budget ? '\n' + budgetMarkdown(s.budget) : '');
   await writeFile(join(a.out, 'summary.json'), JSON.stringify(s, null, 2) + '\n');
   await writeFile(join(a.out, 'summary.md'), md);
   console.log(md);

@@ -53,6 +53,12 @@ export interface TrainConfig {
   errorReward: ErrorReward;
   /** What the checklist judge reads in imagined rollouts: 'transcript' (reference) or 'real' (shadow results). */
   judgeOn: JudgeOn;
+  /**
+   * The real-environment budget: share of tool calls in training rollouts executed in the real environment
+   * instead of rehearsed (RolloutConfig.realFraction), in [0, 1]; 0 = EnvACE, 1 = GRPO on the real environment.
+   * Variants whose rollouts are real already ignore it.
+   */
+  realFraction: number;
   /** Rows per training-graph call (static shapes: short micro-batches are padded). */
   microBatch: number;
   evalEvery: number;
@@ -71,7 +77,7 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   stdNorm: 'none', singletonGroups: 'reward', lossAggMode: 'seq-mean-token-mean', clipRatioLow: 0.2, clipRatioHigh: 0.2, clipRatioC: 3,
   klType: 'none', klCoef: 1e-4, lr: 1e-4, weightDecay: 0.01, gradClip: 1,
   temperature: 1, topP: 1, topK: 0, maxTurns: 30, reward: 'checklist', emptyPenalty: -0.1,
-  errorReward: 'keep-completed-turns', judgeOn: 'transcript',
+  errorReward: 'keep-completed-turns', judgeOn: 'transcript', realFraction: 0,
   microBatch: 8, evalEvery: 5, evalTasks: 16, evalK: 1, evalProbes: 16, checkpointEvery: 5,
 };
 
@@ -100,6 +106,7 @@ export function validateTrainConfig(c: Partial<TrainConfig>): { ok: true; config
   if (!SINGLETON_RULES.includes(cfg.singletonGroups)) errors.push(`singletonGroups must be ${SINGLETON_RULES.join(' | ')}`);
   if (typeof cfg.emptyPenalty !== 'number' || !Number.isFinite(cfg.emptyPenalty) || cfg.emptyPenalty > 0) errors.push(`emptyPenalty must be a finite number ≤ 0 (it is added to a blank row's reward; got ${JSON.stringify(cfg.emptyPenalty)})`);
   if (!ERROR_REWARDS.includes(cfg.errorReward)) errors.push(`errorReward must be ${ERROR_REWARDS.join(' | ')} (got ${JSON.stringify(cfg.errorReward)})`);
+  if (typeof cfg.realFraction !== 'number' || !(cfg.realFraction >= 0 && cfg.realFraction <= 1)) errors.push(`realFraction must be a number in [0, 1] (share of tool calls executed in the real environment; got ${JSON.stringify(cfg.realFraction)})`);
   if (!JUDGE_ON.includes(cfg.judgeOn)) errors.push(`judgeOn must be ${JUDGE_ON.join(' | ')} (got ${JSON.stringify(cfg.judgeOn)})`);
   if (!['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'].includes(cfg.lossAggMode)) errors.push('lossAggMode is not a verl mode');
   if (!['none', 'k1', 'k2', 'k3'].includes(cfg.klType)) errors.push('klType must be none | k1 | k2 | k3');
@@ -114,6 +121,8 @@ export interface StepMetrics {
   advActMean: number; advActAbs: number; advRehearseMean: number; advRehearseAbs: number;
   trainSuccess: number;
   fidelityF1: number; fidelityExact: number;
+  /** Tool calls of this step's rollouts executed in the real environment (all in real mode; the realFraction share otherwise). */
+  realCalls: number;
   loss: number; pgLoss: number; klLoss: number; ppoKl: number; clipfrac: number;
   entropy: number; gradNorm: number;
   rows: number; tokens: number; rolloutTokensPerS: number;
@@ -227,6 +236,7 @@ export class GrpoTrainer {
       rehearse: { ...settings.rehearse, temperature: c.temperature, topP: c.topP, topK: c.topK },
       limits: { ...settings.limits, maxAssistantTurns: c.maxTurns },
       errorReward: c.errorReward, judgeOn: c.judgeOn,
+      realFraction: gens.mode === 'real' ? 0 : c.realFraction,
     });
     await gens.release();
     const t1 = now();
@@ -268,6 +278,7 @@ export class GrpoTrainer {
       advActMean: stats.act.advMean, advActAbs: stats.act.advAbsMean, advRehearseMean: stats.rehearse.advMean, advRehearseAbs: stats.rehearse.advAbsMean,
       trainSuccess: mean(trajs.map((t) => (t.verdict?.outcome?.passed && (t.verdict?.score ?? 0) >= 1 - 1e-9 ? 1 : 0))),
       fidelityF1: fid.meanF1, fidelityExact: fid.exactRate,
+      realCalls: trajs.reduce((s, t) => s + (t.realCalls ?? 0), 0),
       loss: loss / n, pgLoss: pg / n, klLoss: kl / n, ppoKl: ppoKl / n, clipfrac: clip / n, entropy: ent / n, gradNorm,
       rows: rows.length, tokens, rolloutTokensPerS: genTokens / Math.max(1e-3, (t1 - t0) / 1000),
       secondsPerStep: (t2 - t0) / 1000, rolloutSeconds: (t1 - t0 - judgeMs) / 1000, judgeSeconds: judgeMs / 1000, updateSeconds: (t2 - t1) / 1000,
