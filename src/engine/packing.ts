@@ -232,6 +232,11 @@ export interface PackedCall { T: number; graphRows: number[]; batch: PackedBatch
  * pairs (B·T²) per call, which bounds the memory of the [B, heads, T, T] attention tensors. Fewer calls
  * matter: each graph run has a fixed cost (parameters in, gradients out, hundreds of small kernels).
  */
+/**
+ * `select`: score only the positions trained tokens need (PackedBatch.select). Off by default: in
+ * onnxruntime-node on 2 cores the select MatMul and its gradient cost more than the smaller LM head saves
+ * (measured on `small`: T=1024, 256 scored, 793 vs 622 ms); worth trying with a larger vocabulary.
+ */
 export function packedCalls(p: Packing, capacity: number, opts: { pad?: number; maxPairs?: number; select?: boolean } = {}): { calls: PackedCall[]; at: (g: number, t: number) => [number, number] } {
   const maxPairs = opts.maxPairs ?? MAX_PAIRS_PER_CALL;
   // The positions whose logits some trained token needs, per graph row (in position order).
@@ -250,7 +255,7 @@ export function packedCalls(p: Packing, capacity: number, opts: { pad?: number; 
       graphRows.forEach((g, b) => where.set(g, [calls.length, b]));
       const most = Math.max(...graphRows.map((g) => scoredIn[g].length));
       const N = 2 ** Math.ceil(Math.log2(Math.max(16, most))); // few distinct shapes
-      const select = (opts.select ?? true) && N < T;
+      const select = (opts.select ?? false) && N < T;
       if (select) graphRows.forEach((g) => scoredIn[g].forEach((t, k) => slotOf.set(`${g}:${t}`, k)));
       calls.push({ T, graphRows, batch: select ? packedBatch(p, graphRows, T, opts.pad, graphRows.map((g) => scoredIn[g]), N) : packedBatch(p, graphRows, T, opts.pad) });
     }

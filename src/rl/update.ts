@@ -28,6 +28,8 @@ export interface UpdateSettings {
   packLength?: number;
   /** Merge shared prefixes (default true); false only concatenates rows. */
   sharePrefixes?: boolean;
+  /** Compute logits only at trained positions (packing.ts packedCalls `select`; default false). */
+  scoreOnlyTrained?: boolean;
 }
 
 export interface UpdateStats {
@@ -89,7 +91,7 @@ export async function grpoGradients(model: Model, rowsIn: UpdateRow[], s: Update
   stats.tokens = N;
   stats.usefulTokens = packing.positions;
 
-  const { calls, at } = packedCalls(packing, cap, { pad: s.pad });
+  const { calls, at } = packedCalls(packing, cap, { pad: s.pad, select: s.scoreOnlyTrained });
   const perCall: { r: number; j: number; x: number }[][] = calls.map(() => []);
   rows.forEach((row, r) => {
     const P = row.promptIds.length;

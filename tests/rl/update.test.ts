@@ -92,6 +92,7 @@ describe('packed GRPO update = row-by-row padded update', () => {
   it('micro-batches of several rows in the reference, graph rows at the context limit in the packing', async () => {
     await compare(randomBatch(11), settings('seq-mean-token-mean', 'k1', { packLength: CTX }), 4);
     await compare(randomBatch(12), settings('token-mean', 'none', { sharePrefixes: false }), 3);
+    await compare(randomBatch(13), settings('seq-mean-token-sum', 'k3', { scoreOnlyTrained: true }), 1);
   });
 
   it('a single row', async () => {
