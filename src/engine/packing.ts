@@ -184,14 +184,15 @@ export interface ModelDims { hidden: number; inter: number; vocab: number; layer
 
 /**
  * packRows with the given capacity, or else the cheapest (packingCost) of 1, 2 and 4 × the longest
- * row's bucket: bigger graph rows share more prefixes but pay T² attention.
+ * row's bucket, up to 1024: bigger graph rows share more prefixes but pay T² attention.
  */
 export function packAuto(rows: PackInput[], dims: ModelDims, opts: { capacity?: number; share?: boolean; pad?: number } = {}): { packing: Packing; capacity: number } {
   if (opts.capacity) return { packing: packRows(rows, opts.capacity, opts), capacity: opts.capacity };
   const longest = Math.max(1, ...rows.map((r) => r.ids.length));
   let best: { packing: Packing; capacity: number; cost: number } | null = null;
-  for (const k of [1, 2, 4]) {
-    const capacity = (BUCKETS.find((b) => b >= longest) ?? longest) * k;
+  const base = BUCKETS.find((b) => b >= longest) ?? longest;
+  // Never beyond 1024 positions unless one row needs it: T² attention tensors grow fast in memory and time.
+  for (const capacity of [base, base * 2, base * 4].filter((c, i) => i === 0 || c <= 1024)) {
     const packing = packRows(rows, capacity, opts);
     const cost = packingCost(packing, (n) => bucketLength(n, capacity), dims);
     if (!best || cost < best.cost) best = { packing, capacity, cost };
