@@ -50,7 +50,7 @@ export const ABLATION_CLI = defineCli({
     steps: { type: 'int', help: 'training steps per run', default: 10, min: 0 },
     model: { type: 'string', help: 'starting model folder', default: 'models/envace-small' },
     config: { type: 'string', help: 'JSON training config shared by every run' },
-    variants: { type: 'list', help: `variants to train (default: ${ABLATION_VARIANTS.join(',')}; none when --budget is given)`, choices: Object.keys(VARIANTS) },
+    variants: { type: 'list', help: 'variants to train (with --budget: only when given explicitly)', choices: Object.keys(VARIANTS), default: ABLATION_VARIANTS },
     budget: { type: 'numbers', help: 'real-environment budget sweep: shares p of training tool calls executed in the real environment', min: 0, max: 1 },
     'budget-variant': { type: 'string', help: 'variant trained at every budget', choices: BUDGET_VARIANTS, default: 'envace' },
     tasks: { type: 'int', help: 'held-out evaluation tasks', default: 100, min: 1 },
@@ -138,7 +138,8 @@ export function cumulativeRealCalls(curve: Record<string, unknown>[]): number[] 
  * set) and the base model's (variant BASE); a share appears in `points` only when every seed finished.
  */
 export function summarizeBudget(runs: RunResult[], p: { variant: string; fractions: number[]; seeds: number[]; steps: number; world: string; resamples: number }): BudgetSweep {
-  const boot = { resamples: p.resamples, seed: hashSeed('budget-bootstrap', p.world, p.seeds.join(',')) };
+  // The ablation's bootstrap stream, so the base (and a p = 0 run shared with a variant) gets the same interval in both tables.
+  const boot = { resamples: p.resamples, seed: hashSeed('ablation-bootstrap', p.world, p.seeds.join(',')) };
   const at = (f: number, s: number) => runs.find((r) => r.variant !== BASE && r.realFraction === f && r.seed === s);
   const baseRun = (s: number) => runs.find((r) => r.variant === BASE && r.seed === s);
   const gridOf = (get: (s: number) => RunResult | undefined, m: MetricName) => p.seeds.map((s) => metricValues(get(s)!.perTask, m));
@@ -253,9 +254,8 @@ export function summaryMarkdown(s: AblationSummary): string {
     ...s.variants.map((v) => `| ${v.label} | ${ci(v.metrics.success)} | ${ci(v.metrics.outcome)} | ${ci(v.metrics.checklist)} | ${ci(v.metrics.pass_at_k)} | ${v.vs_base ? ci(v.vs_base.success) : '–'} | ${v.vs_base ? ci(v.vs_base.checklist) : '–'} | ${v.seconds_per_step === null ? '–' : v.seconds_per_step.toFixed(1)} |`),
     '',
     `The paper's ordering ${s.chain.order.map(labelShort).join(' > ')} on ${s.chain.metric}: **${s.chain.verdict}**${s.chain.missing.length ? ` (not run: ${s.chain.missing.map(labelShort).join(', ')})` : ''}.`,
-    '',
-    '| ordering | metric | A − B | verdict at 95% |',
-    '|---|---|---|---|',
+    // A budget sweep alone trains no variant: no ordering to tabulate.
+    ...(s.orderings.length ? ['', '| ordering | metric | A − B | verdict at 95% |', '|---|---|---|---|'] : []),
     ...s.orderings.map((o) => `| ${labelShort(o.a)} > ${labelShort(o.b)}${o.chain_link ? '' : ' (implied)'} | ${o.metric} | ${ci(o.diff)} | ${o.verdict} |`),
   ];
   return lines.join('\n') + '\n';
@@ -283,7 +283,7 @@ async function main() {
     const p = r.report;
     // A result measured with another protocol is not reused.
     if (p.n_tasks !== a.tasks || p.k !== a.k || p.temperature !== a.temperature || p.top_p !== a['top-p'] || p.world !== a.world || r.steps !== (r.variant === BASE ? 0 : a.steps)) return null;
-    process.stderr.write(`${r.variant} seed ${r.seed}: done earlier (${f})\n`);
+    process.stderr.write(`${r.variant}${r.realFraction !== undefined ? ` p ${r.realFraction}` : ''} seed ${r.seed}: done earlier (${f})\n`);
     return r;
   };
   for (const seed of seeds) {
@@ -298,7 +298,9 @@ async function main() {
     runs.push(r);
   }
   const budget = [...new Set(a.budget ?? [])];
-  for (const variant of (a.variants ?? (budget.length ? [] : ABLATION_VARIANTS)) as VariantName[]) {
+  // A budget sweep alone unless variants were asked for by name (the default list would multiply its cost).
+  const named = process.argv.slice(2).some((x) => x === '--variants' || x.startsWith('--variants='));
+  for (const variant of (budget.length && !named ? [] : a.variants) as VariantName[]) {
     for (const seed of seeds) {
       const dir = join(a.out, `${variant}-seed${seed}`);
       let r = await finished(dir);
