@@ -28,6 +28,7 @@ export const TRAIN_CLI = defineCli({
     steps: { type: 'int', help: 'training steps', min: 0 },
     'error-reward': { type: 'string', help: 'reward of an episode a fatal error ended', choices: ERROR_REWARDS },
     'judge-on': { type: 'string', help: 'what the checklist judge reads in imagined rollouts', choices: JUDGE_ON },
+    'real-fraction': { type: 'number', help: 'share of training tool calls executed in the real environment instead of rehearsed (0 = EnvACE, 1 = real)', min: 0, max: 1 },
     out: { type: 'string', help: 'output folder (default runs/<variant>-<seed>)' },
     resume: { type: 'boolean', help: 'continue from the checkpoint in --out' },
   },
@@ -43,6 +44,7 @@ export function specFromArgs(base: RunSpec & { model?: string }, a: CliValues<ty
   if (a.model !== undefined) spec.model = a.model;
   if (a['error-reward'] !== undefined) spec.errorReward = a['error-reward'] as RunSpec['errorReward'];
   if (a['judge-on'] !== undefined) spec.judgeOn = a['judge-on'] as RunSpec['judgeOn'];
+  if (a['real-fraction'] !== undefined) spec.realFraction = a['real-fraction'];
   return spec;
 }
 

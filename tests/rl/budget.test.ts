@@ -13,6 +13,9 @@ import { getWorld } from '../../src/envs/worlds/index';
 import { DEFAULT_TRAIN_CONFIG, GrpoTrainer, validateTrainConfig, type TrainConfig } from '../../src/rl/trainer';
 import { BASE, BUDGET_FORMAT, budgetMarkdown, cumulativeRealCalls, summarizeBudget, type RunResult } from '../../src/cli/ablation';
 import type { EvalReport, TaskScore } from '../../src/bench/evaluation';
+import { parseCliArgs, CliArgsError } from '../../src/cli/args';
+import { specFromArgs, TRAIN_CLI } from '../../src/cli/train';
+import { ABLATION_CLI } from '../../src/cli/ablation';
 
 const tasks = Array.from({ length: 30 }, (_, i) => kvTask(`kv-${i}`, `key${i}`, `value${i}`));
 const task = tasks[0];
@@ -119,6 +122,21 @@ describe('TrainConfig.realFraction', () => {
       expect(v.ok).toBe(false);
       if (!v.ok) expect(v.errors.join('\n')).toMatch(/realFraction must be a number in \[0, 1\]/);
     }
+  });
+});
+
+describe('command lines', () => {
+  it('train --real-fraction reaches the spec; ablation --budget takes shares in [0, 1]', () => {
+    const a = parseCliArgs(TRAIN_CLI, ['--real-fraction', '0.25']);
+    if (a === 'help') throw new Error('unexpected help');
+    expect(specFromArgs({ steps: 3 }, a)).toEqual({ steps: 3, realFraction: 0.25 });
+    expect(() => parseCliArgs(TRAIN_CLI, ['--real-fraction', '2'])).toThrow(CliArgsError);
+    const b = parseCliArgs(ABLATION_CLI, ['--budget', '0,0.1,0.25,0.5,1']);
+    if (b === 'help') throw new Error('unexpected help');
+    expect(b.budget).toEqual([0, 0.1, 0.25, 0.5, 1]);
+    expect(b['budget-variant']).toBe('envace');
+    expect(() => parseCliArgs(ABLATION_CLI, ['--budget', '0,1.5'])).toThrow(/budget/);
+    expect(() => parseCliArgs(ABLATION_CLI, ['--budget', '0.5', '--budget-variant', 'grpo-real'])).toThrow(/budget-variant/);
   });
 });
 
