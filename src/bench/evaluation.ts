@@ -252,6 +252,8 @@ export interface EvalReport {
   protocol: string;
   model: string; world: string; split: 'test'; mode: RolloutMode;
   n_tasks: number; k: number; temperature: number; top_p: number; seed: number;
+  /** Task filter: a difficulty (1–3) or all. */
+  difficulty?: number | 'all';
   success: Estimate; outcome: Estimate; checklist: Estimate; pass_at_k: Estimate;
   terminations: Record<string, number>;
   generations: number;

@@ -22,6 +22,7 @@ export const EVAL_CLI = defineCli({
     world: { type: 'string', help: 'built-in world', choices: worldNames(), default: 'files' },
     split: { type: 'string', help: 'task split (held-out only)', choices: ['test'], default: 'test' },
     tasks: { type: 'int', help: 'number of held-out tasks (the first ones of the split)', default: 100, min: 1 },
+    difficulty: { type: 'int', help: 'only tasks of this difficulty (1–3; default all)', min: 1, max: 3 },
     k: { type: 'int', help: 'samples per task (Avg@k, pass@k)', default: 4, min: 1 },
     temperature: { type: 'number', help: 'sampling temperature (0 = greedy)', default: 0.6, min: 0 },
     'top-p': { type: 'number', help: 'nucleus filter', default: 0.95, min: 0, max: 1 },
@@ -34,11 +35,11 @@ export const EVAL_CLI = defineCli({
   },
 });
 
-export interface EvalRun { folder: ModelFolder; model: string; world: string; tasks: number; sampling: ProtocolSampling; chunkTasks?: number; threads?: number; quiet?: boolean; label?: string }
+export interface EvalRun { folder: ModelFolder; model: string; world: string; tasks: number; difficulty?: number; sampling: ProtocolSampling; chunkTasks?: number; threads?: number; quiet?: boolean; label?: string }
 
 /** Loads nothing twice: the caller passes the folder (the ablation evaluates many). */
 export async function evaluateFolder(r: EvalRun) {
-  const tasks = getWorld(r.world).tasks({ split: 'test', count: r.tasks });
+  const tasks = getWorld(r.world).tasks({ split: 'test', count: r.tasks, difficulty: r.difficulty });
   const policy = await samplerFromFolder(r.folder, createNodeRuntime({ threads: r.threads ?? 1 }), { mode: 'fast' });
   const bar = r.quiet ? null : progress(tasks.length * r.sampling.k, r.label ?? `eval ${r.world}`);
   let shown = 0;
@@ -66,8 +67,8 @@ async function main() {
     process.exit(2);
   }
   const sampling = { k: a.k, temperature: a.temperature, topP: a['top-p'], seed: a.seed };
-  const r = await evaluateFolder({ folder, model: a.model, world: a.world, tasks: a.tasks, sampling, chunkTasks: a['chunk-tasks'], threads: a.threads });
-  const rep: EvalReport = evalReport(r, { model: a.model, world: a.world, ...sampling }, { resamples: a.resamples, seed: bootstrapSeed(a.seed) }, a['per-task']);
+  const r = await evaluateFolder({ folder, model: a.model, world: a.world, tasks: a.tasks, difficulty: a.difficulty, sampling, chunkTasks: a['chunk-tasks'], threads: a.threads });
+  const rep: EvalReport = { ...evalReport(r, { model: a.model, world: a.world, ...sampling }, { resamples: a.resamples, seed: bootstrapSeed(a.seed) }, a['per-task']), difficulty: a.difficulty ?? 'all' };
   if (a.json) { process.stdout.write(JSON.stringify(rep) + '\n'); return; }
   const f = (e: { mean: number; ci95: [number, number] }) => `${e.mean.toFixed(3)} [${e.ci95[0].toFixed(3)}, ${e.ci95[1].toFixed(3)}]`;
   console.log(`${rep.model} on ${rep.world} test · ${rep.n_tasks} tasks · ${rep.protocol} · seed ${rep.seed} · ${rep.seconds} s`);

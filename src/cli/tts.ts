@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { formatForTokenizerConfig, compactFormat, type ChatFormat } from '../agent/chatTemplate';
 import { profileFromConfig, rolloutSettings } from '../agent/profile';
 import { canonicalJson } from '../agent/protocol';
-import { expertGenerator } from '../agent/testing';
+import { expertGenerator } from '../agent/expert';
 import type { TextGenerator } from '../engine/generator';
 import { getWorld, worldNames } from '../envs/worlds/index';
 import type { Task } from '../envs/types';

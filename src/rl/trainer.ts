@@ -306,7 +306,8 @@ export class GrpoTrainer {
 
   async evaluate(): Promise<EvalMetrics> {
     const policy = await this.sampler(this.policyFor('act').params, 'eval-policy');
-    const settings = rolloutSettings(this.deps.profile);
+    // One reward rule for training and evaluation (the reference's, unless the run chose otherwise).
+    const settings = { ...rolloutSettings(this.deps.profile), errorReward: this.cfg.errorReward };
     const k = this.cfg.evalK;
     const temperature = k > 1 ? this.cfg.temperature : 0;
     const real = await evaluate(this.deps.evalTasks, policy, { mode: 'real', k, temperature, seed: this.cfg.seed, rollout: settings });
