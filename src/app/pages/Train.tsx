@@ -45,7 +45,6 @@ export function specFromSettings(s: Settings): RunSpec {
     lr: s['t.lr'], weightDecay: s['t.wd'], gradClip: s['t.gclip'], temperature: s['t.temp'], maxTurns: s['t.turns'],
     reward: s['t.reward'] as RunSpec['reward'], emptyPenalty: s['t.empty'], microBatch: s['t.mb'],
     errorReward: s['t.errrew'] as RunSpec['errorReward'], judgeOn: s['t.judgeon'] as RunSpec['judgeOn'],
-    errorReward: s['t.errrew'] as RunSpec['errorReward'], judgeOn: s['t.judgeon'] as RunSpec['judgeOn'],
     evalEvery: s['t.eval'], evalTasks: s['t.evaltasks'], checkpointEvery: s['t.ckpt'],
   };
 }
@@ -218,8 +217,6 @@ export function TrainPage() {
           <Field k="t.kl" label="kl_loss_coef" step={1e-4} />
           <Field k="t.reward" label="reward" />
           <Field k="t.empty" label="empty-output penalty" step={0.05} />
-          <Field k="t.errrew" label="reward after a fatal error" title="keep-completed-turns: the failing turn scores 0, earlier turns keep their reward (reference); zero-episode: the whole episode scores 0" />
-          <Field k="t.judgeon" label="judge reads" title="transcript: the rollout's own (imagined) tool results, as the reference; real: the real environment's results (shadow execution)" />
           <Field k="t.errrew" label="reward after a fatal error" title="keep-completed-turns: the failing turn scores 0, earlier turns keep their reward (reference); zero-episode: the whole episode scores 0" />
           <Field k="t.judgeon" label="judge reads" title="transcript: the rollout's own (imagined) tool results, as the reference; real: the real environment's results (shadow execution)" />
         </div>
