@@ -90,6 +90,21 @@ export const SCHEMA = {
   'b.topp': num(1, 0.01, 1),
   'b.turns': int(8, 1, 64),
   'b.max': int(128, 1, 4096),
+  // Benchmarks curves (src/app/components/bench/): each chart's selection. bc: training curves (summary file
+  // under docs/results/, '' = the first; metric; variant or 'all'); bt: rehearsal sweep (file, metric, memory);
+  // bb: real-environment budget sweep (file, metric, x axis); be: evaluation suites (metric); bp: the paper's
+  // reference table.
+  'bc.file': str(''),
+  'bc.metric': en(['success', 'checklist', 'recallF1', 'inferenceF1', 'fidelityF1', 'reward'], 'success'),
+  'bc.variant': str('all'),
+  'bt.file': str(''),
+  'bt.metric': en(['success', 'checklist'], 'success'),
+  'bt.mem': en(['full', 'best-calls', 'both'], 'full'),
+  'be.metric': en(['success', 'outcome', 'checklist', 'pass_at_k'], 'success'),
+  'bb.file': str(''),
+  'bb.metric': en(['success', 'checklist'], 'success'),
+  'bb.x': en(['real_calls', 'p'], 'real_calls'),
+  'bp.table': en(['main', 'ablation', 'rehearsal', 'sweep'], 'main'),
   // Models
   'm.model': str(''),
   'm.prompt': str('Hello'),

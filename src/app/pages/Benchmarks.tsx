@@ -1,7 +1,9 @@
 // Benchmarks page: the held-out evaluation protocol of `npm run eval` (src/bench/evaluation.ts), run in the
 // worker (src/worker/bench-service.ts) in chunks sized to memory: means with bootstrap 95% intervals over
 // tasks, progress with an ETA, Cancel, stale marking of results a failed or cancelled run left on screen,
-// CSV/JSON export, and a link from every task to the Rollout page with the same settings.
+// CSV/JSON export, and a link from every task to the Rollout page with the same settings. Below it, the shipped
+// results as curves (components/bench/), drawn from bundled JSON at first paint; a finished run here is added to
+// the evaluation-suites chart as "your run".
 
 import * as Comlink from 'comlink';
 import { create } from 'zustand';
@@ -9,6 +11,7 @@ import { useEffect, useMemo } from 'react';
 import { EVAL_CANCELLED, type BenchEvalRequest, type BenchEvalResult, type BenchEvalRow, type BenchProgress, type RolloutMode } from '../../worker/protocol';
 import { BarMetric, COLORS } from '../components/charts';
 import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel } from '../components/ui';
+import { CurvesSection } from '../components/bench/Curves';
 import { useModelIndex } from '../modelIndex';
 import { useApp } from '../store';
 import { toHash, type Settings } from '../urlState';
@@ -213,6 +216,7 @@ export function BenchmarksPage() {
           </div>
         )}
       </Panel>
+      <CurvesSection yourRun={res} yourRunStale={stale} />
     </div>
   );
 }

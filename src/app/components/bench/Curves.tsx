@@ -1,0 +1,248 @@
+// The Benchmarks page's curves, all drawn from docs/results/ bundled at build time (results.ts): no worker call,
+// no fetch, so they are on screen at first paint. Each chart keeps its selection in the URL (bc.*, bt.*, be.*,
+// bp.*) and exports exactly what it draws (CSV) and how (PNG).
+
+import { useEffect, useRef, useState } from 'react';
+import { Bar, BarChart, CartesianGrid, ComposedChart, ErrorBar, Legend, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
+import type { BenchEvalResult } from '../../../worker/protocol';
+import { MAIN_RESULTS, PAPER_SOURCE, REHEARSAL_N2, REHEARSAL_SWEEP_BFCL, TAU2_ABLATION, TAU2_TRAINING } from '../../paperNumbers';
+import { useApp } from '../../store';
+import { tickLabel } from '../charts';
+import { Empty, Field, Panel } from '../ui';
+import { CurveChart, ExportButtons, PALETTE } from './CurveChart';
+import { ABLATIONS, ablationCurves, BUDGETS, budgetRows, CURVE_METRICS, EVALS, modelName, TTS, ttsSweep, type CurveMetric, type Row, type TtsMetric } from './results';
+
+const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
+const tooltip = { contentStyle: { background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }, labelStyle: { color: '#9aa6b8' } };
+const csvLine = (cells: unknown[]) => cells.map((v) => { const s = v === null || v === undefined ? '' : String(v); return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s; }).join(',');
+
+export function TrainingCurves() {
+  const s = useApp((st) => st.settings);
+  const chosen = ABLATIONS.find((a) => a.file === s['bc.file']) ?? ABLATIONS[0];
+  if (!chosen) {
+    return <Empty>No ablation summary under docs/results/ yet: <code>npm run ablation -- --world files --model models/envace-small --config C --out runs/ablation</code> writes one.</Empty>;
+  }
+  const sum = chosen.data;
+  const metric = s['bc.metric'] as CurveMetric;
+  const { rows, series } = ablationCurves(sum, metric, s['bc.variant']);
+  const spec = CURVE_METRICS.find((m) => m.key === metric)!;
+  const cfg = sum.protocol.config ?? {};
+  const variants = [...new Set(sum.runs.filter((r) => r.variant !== 'base').map((r) => r.variant))];
+  return (
+    <CurveChart testId="curve-training" name={`training-${chosen.file.replace(/\/summary\.json$|\.json$/, '').replace(/\//g, '-')}-${metric}`}
+      title={`training curves: ${spec.label} against step`} x="step" xLabel="training step" rows={rows} series={series}
+      yDomain={metric === 'reward' ? undefined : [0, 1]}
+      controls={<div className="fields">
+        <Field k="bc.file" label="ablation summary" options={ABLATIONS.map((a) => ({ value: a.file === ABLATIONS[0]!.file ? '' : a.file, label: a.file }))} />
+        <Field k="bc.metric" label="metric" />
+        <Field k="bc.variant" label="variant" options={[{ value: 'all' }, ...variants.map((v) => ({ value: v }))]} />
+      </div>}
+      empty={<Empty>No {spec.label} values in {chosen.file}{metric === 'inferenceF1' ? ' (no inference probes were scheduled in this run)' : ''}.</Empty>}
+      note={<>
+        {chosen.file}: {sum.protocol.model}, world {sum.protocol.world}, {sum.protocol.steps} steps, seeds {sum.protocol.seeds.join(', ')}
+        {spec.from === 'evals' ? `; the trainer's scheduled evaluations on ${String(cfg.evalTasks ?? '?')} tasks` : '; one value per training step'}.
+        Band: 95% t-interval over seeds (two seeds give t = 12.7, so wide bands are honest, not a bug); the held-out
+        evaluation of every variant is in the table of {chosen.file.replace(/json$/, 'md')}.
+      </>} />
+  );
+}
+
+export function RehearsalSweep() {
+  const s = useApp((st) => st.settings);
+  const fallback = TTS.find((t) => t.data.configs.length > 3) ?? TTS[0];
+  const chosen = TTS.find((t) => t.file === s['bt.file']) ?? fallback;
+  if (!chosen) return <Empty>No rehearsal sweep under docs/results/ yet: <code>npm run tts -- --model models/envace-small --world files --n 0,1,2,3,4 --strategy parallel,sequential --json</code>.</Empty>;
+  const t = chosen.data;
+  const { rows, series } = ttsSweep(t, s['bt.metric'] as TtsMetric, s['bt.mem']);
+  const models = [...new Set(TTS.map((x) => modelName(x.data.model)))];
+  return (
+    <CurveChart testId="curve-rehearsal" name={`rehearsal-${chosen.file.replace(/\.json$/, '')}-${s['bt.metric']}-${s['bt.mem']}`}
+      title={`private rehearsal: ${s['bt.metric']} against N (attempts per user turn)`} x="n" xLabel="N (imagined attempts)" rows={rows} series={series} yDomain={[0, 'auto' as unknown as number]}
+      controls={<div className="fields">
+        <Field k="bt.file" label="sweep" options={TTS.map((x) => ({ value: x === fallback ? '' : x.file, label: `${x.file} (memory ≤ ${x.data.memoryTokens} tokens)` }))} />
+        <Field k="bt.metric" label="metric" />
+        <Field k="bt.mem" label="memory" title="full: attempts + self-evaluations condensed; best-calls: the best attempt's calls alone (src/tts/README.md)" />
+      </div>}
+      note={<>
+        {modelName(t.model)} on {t.world}, {t.tasksDone} held-out tasks, k = {t.protocol.k} at T {t.protocol.temperature}, top-p {t.protocol.topP}, seed {t.protocol.seed};
+        {' '}{t.assessor === 'rules' ? 'rule-based self-evaluation' : `${t.assessor} self-evaluation`}; 95% bootstrap over tasks. N = 0 is the same no-rehearsal run for every line.
+        <div data-testid="rehearsal-policies"><strong>Base vs EnvACE-trained policy:</strong> {models.length < 2
+          ? `only the base policy (${models.join(', ')}) has a sweep; no EnvACE-trained policy exists yet, so the comparison the paper makes (EnvACE policy gains, base does not) cannot be drawn.`
+          : `sweeps exist for ${models.join(', ')}; pick the file to switch policy.`}</div>
+      </>} />
+  );
+}
+
+export function BudgetSweep() {
+  const s = useApp((st) => st.settings);
+  const b = BUDGETS.find((x) => x.file === s['bb.file']) ?? BUDGETS[0];
+  if (!b) {
+    return (
+      <div className="bench-curve" data-testid="curve-budget-empty">
+        <div className="chart-title">success against the real-environment budget</div>
+        <Empty>
+          No budget sweep result under docs/results/ yet. The sweep (a fraction p of tool calls executed in the real
+          environment during training; p = 0 is EnvACE, p = 1 GRPO on the real environment) is produced by
+          {' '}<code>npm run ablation -- --budget 0,0.1,0.25,0.5,1 --seeds 3</code>; commit its summary.json under
+          docs/results/ and it is drawn here. Nothing is shown until it is measured.
+        </Empty>
+      </div>
+    );
+  }
+  const metric = s['bb.metric'] as 'success' | 'checklist';
+  const x = s['bb.x'] as 'real_calls' | 'p';
+  const { rows, series } = budgetRows(b.sweep, metric, x);
+  return (
+    <CurveChart testId="curve-budget" name={`budget-${b.file.replace(/\/summary\.json$/, '').replace(/\//g, '-')}-${metric}-${x}`}
+      title={`held-out ${metric} against ${x === 'p' ? 'the real-call fraction p' : 'real calls spent in training'}`}
+      x={x} xLabel={x === 'p' ? 'p (share of training tool calls executed for real)' : 'real tool calls in training (mean over seeds)'}
+      rows={rows} series={series} yDomain={[0, 1]}
+      controls={<div className="fields">
+        <Field k="bb.file" label="sweep" options={BUDGETS.map((x2) => ({ value: x2 === BUDGETS[0] ? '' : x2.file, label: x2.file }))} />
+        <Field k="bb.metric" label="metric" />
+        <Field k="bb.x" label="x axis" />
+      </div>}
+      note={<>
+        {b.file}: {b.sweep.label}, p ∈ {'{'}{b.sweep.points.map((p) => p.real_fraction).join(', ')}{'}'}, seeds {b.sweep.seeds.join(', ')}, {b.sweep.steps} steps;
+        evaluation {b.protocol.n_tasks} held-out {b.protocol.world} tasks, Avg@{b.protocol.k}; 95% bootstrap over seeds × tasks.
+      </>} />
+  );
+}
+
+// ---- evaluation suites, with the user's own run ---------------------------------------------------------------
+
+const NOT_EVALUATED = [
+  { suite: 'BFCL-v4 multi-turn base', why: 'the environment exists (src/envs/bfcl) but the evaluation protocol (src/bench/evaluation.ts, npm run eval) runs built-in worlds only; no result yet' },
+  { suite: 'τ²-bench retail', why: 'the environment exists (src/envs/tau2) but it is not wired into the evaluation protocol; no result yet' },
+];
+
+type EvalMetric = 'success' | 'outcome' | 'checklist' | 'pass_at_k';
+
+export function EvalSuites(props: { yourRun: BenchEvalResult | null; yourRunStale: boolean }) {
+  const metric = useApp((st) => st.settings['be.metric']) as EvalMetric;
+  const ref = useRef<HTMLDivElement>(null);
+  const rows: Row[] = EVALS.map((e) => {
+    const d = e.data;
+    const est = d[metric];
+    return {
+      label: `${modelName(d.model).replace(/^envace-/, '')} ${d.world} ${d.k === 1 && !/Avg/.test(d.protocol) ? 'greedy' : `Avg@${d.k}`}${d.n_tasks !== 100 ? ` ×${d.n_tasks}` : ''}`,
+      file: e.file, shipped: est.mean, shipped_band: est.ci95, shipped_err: [est.mean - est.ci95[0], est.ci95[1] - est.mean],
+    };
+  });
+  if (props.yourRun) {
+    const r = props.yourRun;
+    const est = r.estimates[metric];
+    rows.push({
+      label: `your run: ${r.model.replace(/^envace-/, '')} ${r.request.world} k${r.request.k}${props.yourRunStale ? ' (stale)' : ''}`,
+      file: 'this browser', yours: est.mean, yours_band: est.ci95, yours_err: [est.mean - est.ci95[0], est.ci95[1] - est.mean],
+    });
+  }
+  const csv = () => [csvLine(['suite', 'file', 'series', 'metric', 'mean', 'ci_lo', 'ci_hi']), ...rows.map((r) => {
+    const k = r.yours !== undefined ? 'yours' : 'shipped';
+    const band = r[`${k}_band`] as [number, number];
+    return csvLine([r.label, r.file, k, metric, r[k], band[0], band[1]]);
+  })].join('\n') + '\n';
+  return (
+    <div className="bench-curve" data-testid="curve-evals" data-rows={JSON.stringify(rows)}>
+      <div className="bench-curve-head">
+        <span className="chart-title">evaluation suites: {metric} with 95% intervals (bootstrap over tasks)</span>
+        <ExportButtons name={`evals-${metric}`} testId="curve-evals" chart={ref} csv={csv} />
+      </div>
+      <div className="bench-curve-controls"><div className="fields"><Field k="be.metric" label="metric" /></div></div>
+      <div ref={ref}>
+        <ResponsiveContainer width="100%" height={220} initialDimension={{ width: 420, height: 220 }}>
+          <ComposedChart data={rows} margin={{ top: 6, right: 12, bottom: 40, left: 0 }}>
+            <CartesianGrid stroke="#1f2733" />
+            <XAxis dataKey="label" type="category" {...axis} interval={0} angle={-20} textAnchor="end" />
+            <YAxis {...axis} width={48} domain={[0, 'auto']} tickFormatter={tickLabel} />
+            <Tooltip {...tooltip} formatter={(v: unknown) => (Array.isArray(v) ? '' : tickLabel(Number(v)))} />
+            <Legend wrapperStyle={{ fontSize: 10 }} verticalAlign="top" />
+            <Scatter dataKey="shipped" name="shipped results (docs/results/eval)" fill={PALETTE[0]} isAnimationActive={false}>
+              <ErrorBar dataKey="shipped_err" direction="y" width={6} stroke={PALETTE[0]} />
+            </Scatter>
+            <Scatter dataKey="yours" name="your run" fill={PALETTE[4]} shape="diamond" legendType="diamond" isAnimationActive={false}>
+              <ErrorBar dataKey="yours_err" direction="y" width={6} stroke={PALETTE[4]} />
+            </Scatter>
+          </ComposedChart>
+        </ResponsiveContainer>
+      </div>
+      {!props.yourRun && <div className="muted bench-note" data-testid="your-run-hint">Run an evaluation above and it is added here as "your run".</div>}
+      <table className="rows" data-testid="suites-not-evaluated">
+        <thead><tr><th>suite</th><th>status</th></tr></thead>
+        <tbody>{NOT_EVALUATED.map((n) => <tr key={n.suite}><td>{n.suite}</td><td><strong>not yet evaluated</strong>: {n.why}</td></tr>)}</tbody>
+      </table>
+    </div>
+  );
+}
+
+// ---- the paper's numbers ---------------------------------------------------------------------------------------
+
+const PAPER_TABLES = {
+  main: { title: 'main results (%)', x: 'model', rows: MAIN_RESULTS, series: [{ key: 'bfcl', label: 'BFCL-v4' }, { key: 'tau2', label: 'τ²-Bench' }, { key: 'vita', label: 'VitaBench' }, { key: 'overall', label: 'Overall' }] },
+  ablation: { title: 'ablation on τ²-Bench (%)', x: 'variant', rows: TAU2_ABLATION, series: [{ key: 'q8b', label: 'Qwen3-8B' }, { key: 'q1_7b', label: 'Qwen3-1.7B' }] },
+  rehearsal: { title: 'test-time rehearsal at N = 2 (%)', x: 'setting', rows: REHEARSAL_N2, series: [{ key: 'tau2', label: 'τ²-Bench' }, { key: 'bfclMulti', label: 'BFCL multi-turn' }, { key: 'overall', label: 'Overall' }] },
+  sweep: { title: 'rehearsal budget sweep, BFCL multi-turn, EnvACE parallel (%)', x: 'n', rows: REHEARSAL_SWEEP_BFCL, series: [{ key: 'envaceParallel', label: 'EnvACE parallel' }] },
+} as const;
+
+export function PaperReference() {
+  const which = useApp((st) => st.settings['bp.table']) as keyof typeof PAPER_TABLES;
+  const t = PAPER_TABLES[which];
+  const ref = useRef<HTMLDivElement>(null);
+  const rows = t.rows as readonly Record<string, unknown>[];
+  const csv = () => [csvLine([t.x, ...t.series.map((s) => s.key)]), ...rows.map((r) => csvLine([r[t.x], ...t.series.map((s) => r[s.key])]))].join('\n') + '\n';
+  return (
+    <div className="bench-curve" data-testid="paper-reference">
+      <div className="bench-curve-head">
+        <span className="chart-title">paper reference: {t.title}</span>
+        <ExportButtons name={`paper-${which}`} testId="paper-reference" chart={ref} csv={csv} />
+      </div>
+      <div className="bench-curve-controls"><div className="fields"><Field k="bp.table" label="table" /></div></div>
+      <div className="warn-line" data-testid="paper-scale">
+        Different scale: Qwen3-1.7B / 8B policies on the real BFCL-v4, τ²-Bench and VitaBench suites. Our policies are
+        millions of parameters on built-in worlds; these numbers are for orientation, not a series to compare with ours.
+      </div>
+      <div ref={ref}>
+        <ResponsiveContainer width="100%" height={200} initialDimension={{ width: 420, height: 200 }}>
+          <BarChart data={rows as Record<string, unknown>[]} margin={{ top: 6, right: 12, bottom: 30, left: 0 }}>
+            <CartesianGrid stroke="#1f2733" />
+            <XAxis dataKey={t.x} {...axis} interval={0} angle={which === 'main' ? -20 : 0} textAnchor={which === 'main' ? 'end' : 'middle'} />
+            <YAxis {...axis} width={40} tickFormatter={tickLabel} />
+            <Tooltip {...tooltip} cursor={{ fill: '#1f2733' }} />
+            <Legend wrapperStyle={{ fontSize: 10 }} verticalAlign="top" />
+            {t.series.map((s, i) => <Bar key={s.key} dataKey={s.key} name={s.label} fill={PALETTE[i % PALETTE.length]} isAnimationActive={false} />)}
+          </BarChart>
+        </ResponsiveContainer>
+      </div>
+      <div className="muted bench-note">
+        {PAPER_SOURCE}. {which === 'sweep' && 'Every setting peaks at N = 2 and drops at N = 3; the summary gives only these two values. '}
+        {which === 'ablation' && `Training dynamics: τ² ${TAU2_TRAINING.map((p) => `${p.tau2} at step ${p.step}`).join(', ')}. The 1.7B base is not given in the ablation. `}
+        {which === 'rehearsal' && 'The paper finds that rehearsal by the EnvACE policy helps and by the base policy does not. '}
+      </div>
+    </div>
+  );
+}
+
+export function CurvesSection(props: { yourRun: BenchEvalResult | null; yourRunStale: boolean }) {
+  const charts = [
+    <TrainingCurves key="training" />,
+    <RehearsalSweep key="rehearsal" />,
+    <BudgetSweep key="budget" />,
+    <EvalSuites key="evals" yourRun={props.yourRun} yourRunStale={props.yourRunStale} />,
+    <PaperReference key="paper" />,
+  ];
+  // One chart per frame: recharts builds a store per chart, and five at once hold the main thread for a second
+  // on a loaded machine; this way the first curve is painted after one chart's work, the rest follow.
+  const [shown, setShown] = useState(1);
+  useEffect(() => {
+    if (shown >= charts.length) return;
+    const id = requestAnimationFrame(() => setShown((n) => n + 1));
+    return () => cancelAnimationFrame(id);
+  }, [shown, charts.length]);
+  return (
+    <Panel title="Curves (shipped results, drawn without computing)" className="bench-curves" testId="bench-curves">
+      <div className="bench-curves-grid">
+        {charts.map((c, i) => (i < shown ? c : <div key={c.key} className="bench-curve bench-curve-pending" />))}
+      </div>
+    </Panel>
+  );
+}

@@ -1,0 +1,88 @@
+// The Benchmarks page's curve data (src/app/components/bench/results.ts): the bundled docs/results/ files are
+// found and parsed, seed intervals are the textbook t-interval, and the chart rows carry exactly the files' values.
+
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ABLATIONS, ablationCurves, BUDGETS, budgetRows, EVALS, seedInterval, TTS, ttsSweep, type AblationSummary } from '../../src/app/components/bench/results';
+import { curveCsv } from '../../src/app/components/bench/CurveChart';
+
+describe('bundled results', () => {
+  it('finds every committed ablation summary, rehearsal sweep and eval JSON (and no superseded format)', () => {
+    expect(ABLATIONS.map((a) => a.file)).toContain('ablation-small/summary.json');
+    expect(ABLATIONS.every((a) => a.data.format.startsWith('envace-ablation-summary/'))).toBe(true);
+    expect(TTS.map((t) => t.file).sort()).toEqual(fs.readdirSync('docs/results').filter((f) => /^tts-.*\.json$/.test(f)).sort());
+    expect(EVALS.map((e) => e.file).sort()).toEqual(fs.readdirSync('docs/results/eval').filter((f) => f.endsWith('.json')).map((f) => `eval/${f}`).sort());
+  });
+});
+
+describe('seedInterval', () => {
+  it('is mean ± t(n−1) · sd / √n, clipped to [0, 1] for shares', () => {
+    const e = seedInterval([0.1, 0.2, 0.3], false);
+    const h = 4.303 * 0.1 / Math.sqrt(3);
+    expect(e.mean).toBeCloseTo(0.2, 12);
+    expect(e.ci95[0]).toBeCloseTo(0.2 - h, 12);
+    expect(e.ci95[1]).toBeCloseTo(0.2 + h, 12);
+    expect(seedInterval([0.1, 0.2, 0.3], true).ci95[0]).toBe(0);
+    expect(seedInterval([0.4], true).ci95).toEqual([0.4, 0.4]);
+  });
+});
+
+describe('ablationCurves', () => {
+  const summary: AblationSummary = {
+    format: 'envace-ablation-summary/1',
+    protocol: { world: 'files', n_tasks: 4, k: 1, seeds: [1, 2], steps: 4, model: 'm' },
+    variants: [{ name: 'base', label: 'Base', seeds: [1, 2], metrics: {} }, { name: 'a', label: 'A', seeds: [1, 2], metrics: {} }],
+    runs: [
+      { variant: 'base', seed: 1, curve: [], evals: [] },
+      { variant: 'a', seed: 1, curve: [{ step: 1, reward: 0.5 }], evals: [{ step: 0, success: 0.25 }, { step: 4, success: 0.5 }] },
+      { variant: 'a', seed: 2, curve: [{ step: 1, reward: 0.7 }], evals: [{ step: 0, success: 0.75 }, { step: 4, success: null }] },
+      // Still running: not in `variants`, its curve is drawn all the same.
+      { variant: 'b', seed: 1, curve: [], evals: [{ step: 0, success: 0.1 }] },
+    ],
+  };
+  it('averages over seeds by step, skips nulls, and leaves base out', () => {
+    const { rows, series } = ablationCurves(summary, 'success', 'all');
+    expect(series).toEqual([{ key: 'a', label: 'A' }, { key: 'b', label: 'b' }]);
+    expect(rows.map((r) => [r.step, r.a, r.a_n, r.b ?? null])).toEqual([[0, 0.5, 2, 0.1], [4, 0.5, 1, null]]);
+    expect(ablationCurves(summary, 'reward', 'a').rows).toEqual([{ step: 1, a: 0.6, a_band: seedInterval([0.5, 0.7], false).ci95, a_n: 2 }]);
+  });
+  it('exports as CSV exactly the drawn points', () => {
+    const { rows, series } = ablationCurves(summary, 'success', 'a');
+    const csv = curveCsv('step', rows, series).trim().split('\n');
+    expect(csv[0]).toBe('step,series,mean,ci_lo,ci_hi');
+    expect(csv.slice(1).map((l) => l.split(',').slice(0, 3))).toEqual([['0', 'a', '0.5'], ['4', 'a', '0.5']]);
+  });
+});
+
+describe('ttsSweep on the committed sweep', () => {
+  it('starts each (strategy, memory) line at the shared N = 0 run and carries each config\'s estimate', () => {
+    const t = TTS.find((x) => x.file === 'tts-envace-small-files.json')!.data;
+    const { rows, series } = ttsSweep(t, 'checklist', 'full');
+    expect(series.map((s) => s.key)).toEqual(['parallel_full', 'sequential_full']);
+    const none = t.configs.find((c) => c.n === 0)!;
+    expect(rows[0]).toMatchObject({ n: 0, parallel_full: none.checklist.mean, sequential_full: none.checklist.mean });
+    for (const c of t.configs.filter((x) => x.n > 0 && x.memory === 'full')) {
+      const row = rows.find((r) => r.n === c.n)!;
+      expect(row[`${c.strategy}_full`]).toBe(c.checklist.mean);
+      expect(row[`${c.strategy}_full_band`]).toEqual(c.checklist.ci95);
+    }
+  });
+});
+
+describe('budgetRows on the committed sweep', () => {
+  it('puts the base at x = 0 and one point per p at its mean real calls, with each point\'s interval', () => {
+    const b = BUDGETS.find((x) => x.file === 'budget-small/summary.json')!;
+    expect(b.sweep.format).toBe('envace-budget-sweep/1');
+    expect(ABLATIONS.map((a) => a.file)).not.toContain('budget-small/summary.json'); // no trained variant curves there
+    const { rows, series } = budgetRows(b.sweep, 'success', 'real_calls');
+    expect(series.map((s) => s.key)).toEqual(['trained', 'base']);
+    expect(rows).toHaveLength(b.sweep.points.length + 1);
+    expect(rows.find((r) => r.base !== undefined)).toMatchObject({ real_calls: 0, base: b.sweep.base.metrics.success!.mean });
+    for (const p of b.sweep.points) {
+      expect(rows.find((r) => r.p === p.real_fraction)).toMatchObject({ real_calls: p.real_calls.mean, trained: p.metrics.success!.mean, trained_band: p.metrics.success!.ci95 });
+    }
+    const byP = budgetRows(b.sweep, 'checklist', 'p');
+    expect(byP.series.map((s) => s.key)).toEqual(['trained']);
+    expect(byP.rows.map((r) => r.p)).toEqual([...b.sweep.points.map((p) => p.real_fraction)].sort((x, y) => x - y));
+  });
+});
