@@ -168,7 +168,10 @@ export interface SamplerOptions {
    * Keep the keys/values of recent rows (prompt + output) and prefill a new prompt only after its longest
    * common prefix with one of them: the next turn of a conversation extends the previous one, and the K
    * samples of a task share their first prompt. Bounded by `maxBytes` (least recently used go first).
-   * Default on for models with `extend` ('fast'), 64 MiB; false turns it off.
+   * Off by default: a prompt served from the cache gets log-probs ~1e-9 away from a full prefill, so the same
+   * request on a long-lived sampler would not be bit-identical to its first run (and could, rarely, sample
+   * another token). The trainer turns it on for its per-step samplers, whose call sequence is fixed by the seed.
+   * true = 64 MiB; models without `extend` ignore it.
    */
   prefixCache?: boolean | { maxBytes?: number; minReuse?: number };
 }
@@ -209,7 +212,7 @@ export class Sampler implements TextGenerator {
   countTokens(text: string): number { return this.tokenizer.encode(text).length; }
 
   private get cacheLimits(): { maxBytes: number; minReuse: number } | null {
-    const o = this.opts.prefixCache ?? true;
+    const o = this.opts.prefixCache ?? false;
     if (o === false || !this.model.extend || this.model.stepKind !== 'new') return null;
     return { maxBytes: (o === true ? undefined : o.maxBytes) ?? 64 * 2 ** 20, minReuse: (o === true ? undefined : o.minReuse) ?? 8 };
   }

@@ -187,7 +187,7 @@ export class GrpoTrainer {
 
   private async sampler(params: Params, name: string): Promise<Sampler & { release(): Promise<void> }> {
     const kv = await createOrtKVModel(this.deps.runtime, this.deps.config, params);
-    const s = new Sampler(kv, this.deps.tokenizer, { name, maxContext: this.deps.config.max_position_embeddings, eosTokenIds: [this.deps.ids.eos], padTokenId: this.deps.ids.pad }) as Sampler & { release(): Promise<void> };
+    const s = new Sampler(kv, this.deps.tokenizer, { name, maxContext: this.deps.config.max_position_embeddings, eosTokenIds: [this.deps.ids.eos], padTokenId: this.deps.ids.pad, prefixCache: true }) as Sampler & { release(): Promise<void> };
     s.release = () => kv.release();
     return s;
   }
