@@ -11,13 +11,12 @@ import { syntheticCorpus } from '../engine/corpus';
 import { makeConfig, initParams, countParams, headDim, type LlamaConfig } from '../engine/decoder';
 import { Model, makeLmBatch } from '../engine/trainer-core';
 import { nodeRuntime } from '../engine/runtime-node';
-import { Graph } from '../engine/graph';
-import * as O from '../engine/ops';
 import { Rng } from '../engine/rng';
 import { loadModelFolder, writeModelFolder } from '../engine/modelFolder';
 import { createOrtKVModel, Sampler } from '../engine/sampler';
 import type { GenerateRequest } from '../engine/generator';
 import { benchTfjsTrain, initTfjs, TfjsLlama } from '../bench/tfjs-reference';
+import { matmulPeakGflops } from '../bench/train-reference';
 import { progress } from './engine';
 import { cliArgs } from './args';
 import { BENCH_ENGINE_CLI } from './defs';
@@ -35,24 +34,6 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
 const REPS = quick ? 1 : 3;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** Best-of-n GFLOP/s of one N×N×N MatMul in onnxruntime-node. */
-async function matmulPeak(N = 1024, reps = 8): Promise<number> {
-  const g = new Graph();
-  const a = g.input('a', 'float32', [N, N]), b = g.input('b', 'float32', [N, N]);
-  g.output(O.matmul(a, b), 'c');
-  const s = await nodeRuntime().createSession(g.serialize());
-  const x = new Rng(1).fillUniform(new Float32Array(N * N), -1, 1);
-  const feeds = { a: { type: 'float32' as const, data: x, dims: [N, N] }, b: { type: 'float32' as const, data: x, dims: [N, N] } };
-  await s.run(feeds);
-  let best = Infinity;
-  for (let i = 0; i < reps; i++) {
-    const t0 = performance.now();
-    await s.run(feeds);
-    best = Math.min(best, performance.now() - t0);
-  }
-  await s.release();
-  return (2 * N ** 3) / (best / 1000) / 1e9;
-}
 
 /**
  * Model FLOPs of one training step (forward ×3): projections, MLP, attention scores and mixing over the
@@ -97,7 +78,7 @@ async function main(): Promise<void> {
   });
 
   log('matmul peak…');
-  const peak = await matmulPeak();
+  const peak = await matmulPeakGflops(nodeRuntime());
   out.matmul_peak_gflops = r1(peak);
 
   log(`training ${STEPS} steps of ${B}×${T}…`);

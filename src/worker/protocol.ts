@@ -6,6 +6,7 @@ import type { EvalMetrics, StepMetrics } from '../rl/trainer';
 import type { Trajectory } from '../agent/types';
 import type { TurnRehearsal } from '../tts/rehearse';
 import type { Verdict } from '../envs/types';
+import type { EvalProgress } from '../bench/evaluation';
 
 export type { EvalMetrics, RunSpec, StepMetrics };
 
@@ -284,15 +285,8 @@ export interface BenchEvalRequest extends BenchRequest {
   /** Tasks per chunk; absent: sized to memory from the model's shape. */
   chunkTasks?: number;
 }
-export interface BenchProgress {
-  /** Trajectories finished of tasks × k. */
-  done: number; total: number;
-  tasksDone: number; tasks: number;
-  chunk: number; chunks: number; chunkTasks: number;
-  generations: number;
-  elapsedMs: number;
-  etaMs: number | null;
-}
+/** The evaluation protocol's progress, as the worker forwards it. */
+export type BenchProgress = EvalProgress;
 export type BenchListener = (p: BenchProgress) => unknown;
 /** Error text of an evaluation stopped by benchCancel(). */
 export const EVAL_CANCELLED = 'evaluation cancelled';
