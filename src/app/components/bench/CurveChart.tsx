@@ -115,7 +115,7 @@ export function CurveChart(p: CurveChartProps) {
                 label={{ value: p.xLabel, position: 'insideBottom', offset: -8, fill: '#6b7689', fontSize: 10 }} />
               <YAxis {...axis} width={48} domain={p.yDomain ?? [0, 'auto']} tickFormatter={tickLabel} />
               <Tooltip {...tooltip} formatter={(v: unknown) => (Array.isArray(v) ? `[${v.map((x) => tickLabel(Number(x))).join(', ')}]` : tickLabel(Number(v)))} />
-              <Legend wrapperStyle={{ fontSize: 10 }} />
+              <Legend wrapperStyle={{ fontSize: 10 }} verticalAlign="top" />
               {p.series.map((s, i) => (
                 <Area key={`${s.key}_band`} dataKey={`${s.key}_band`} name={`${s.label} 95%`} legendType="none" stroke="none"
                   fill={PALETTE[i % PALETTE.length]} fillOpacity={0.18} isAnimationActive={false} connectNulls />

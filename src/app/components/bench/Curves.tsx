@@ -125,7 +125,7 @@ export function EvalSuites(props: { yourRun: BenchEvalResult | null; yourRunStal
     const d = e.data;
     const est = d[metric];
     return {
-      label: `${modelName(d.model).replace(/^envace-/, '')} ${d.world} ${d.k === 1 && !/Avg/.test(d.protocol) ? 'greedy' : `Avg@${d.k}`}${d.n_tasks !== 100 ? ` ×${d.n_tasks}` : ''}`,
+      label: `${modelName(d.model).replace(/^envace-/, '')} ${d.world} ${d.k === 1 && !/Avg/.test(d.protocol) ? 'greedy' : `Avg@${d.k}`}${typeof d.difficulty === 'number' ? ` d${d.difficulty}` : ''}${d.n_tasks !== 100 ? ` ×${d.n_tasks}` : ''}`,
       file: e.file, shipped: est.mean, shipped_band: est.ci95, shipped_err: [est.mean - est.ci95[0], est.ci95[1] - est.mean],
     };
   });
@@ -157,12 +157,14 @@ export function EvalSuites(props: { yourRun: BenchEvalResult | null; yourRunStal
             <YAxis {...axis} width={48} domain={[0, 'auto']} tickFormatter={tickLabel} />
             <Tooltip {...tooltip} formatter={(v: unknown) => (Array.isArray(v) ? '' : tickLabel(Number(v)))} />
             <Legend wrapperStyle={{ fontSize: 10 }} verticalAlign="top" />
-            <Scatter dataKey="shipped" name="shipped results (docs/results/eval)" fill={PALETTE[0]} isAnimationActive={false}>
+            {/* Each group its own data, so a group draws a symbol only where it has a value. */}
+            <Scatter data={rows.filter((r) => r.shipped !== undefined)} dataKey="shipped" name="shipped results (docs/results/eval)" fill={PALETTE[0]} isAnimationActive={false}>
               <ErrorBar dataKey="shipped_err" direction="y" width={6} stroke={PALETTE[0]} />
             </Scatter>
-            <Scatter dataKey="yours" name="your run" fill={PALETTE[4]} shape="diamond" legendType="diamond" isAnimationActive={false}>
+            {/* Only with a run: a Scatter given no rows falls back to the chart's rows and would draw them all. */}
+            {props.yourRun && (<Scatter data={rows.filter((r) => r.yours !== undefined)} dataKey="yours" name="your run" fill={PALETTE[4]} shape="diamond" legendType="diamond" isAnimationActive={false}>
               <ErrorBar dataKey="yours_err" direction="y" width={6} stroke={PALETTE[4]} />
-            </Scatter>
+            </Scatter>)}
           </ComposedChart>
         </ResponsiveContainer>
       </div>

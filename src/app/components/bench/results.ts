@@ -18,7 +18,7 @@ export interface AblationSummary {
 }
 interface TtsConfig { strategy: string; n: number; memory: string; tasks: number; success: Estimate; checklist: Estimate; passAtK: Estimate; promptTokens?: { firstTurn: number } }
 export interface TtsResult { model: string; world: string; tasksDone: number; memoryTokens: number; protocol: { k: number; temperature: number; topP: number; seed: number }; assessor: string; configs: TtsConfig[] }
-export interface EvalJson { protocol: string; model: string; world: string; n_tasks: number; k: number; seed: number; success: Estimate; outcome: Estimate; checklist: Estimate; pass_at_k: Estimate }
+export interface EvalJson { protocol: string; model: string; world: string; n_tasks: number; k: number; seed: number; difficulty?: number | string; success: Estimate; outcome: Estimate; checklist: Estimate; pass_at_k: Estimate }
 
 /** The path under docs/results/ (the glob's keys are root-relative). */
 const rel = (key: string) => key.replace(/^.*docs\/results\//, '');
