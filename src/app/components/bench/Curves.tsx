@@ -150,10 +150,10 @@ export function EvalSuites(props: { yourRun: BenchEvalResult | null; yourRunStal
       </div>
       <div className="bench-curve-controls"><div className="fields"><Field k="be.metric" label="metric" /></div></div>
       <div ref={ref}>
-        <ResponsiveContainer width="100%" height={220} initialDimension={{ width: 420, height: 220 }}>
-          <ComposedChart data={rows} margin={{ top: 6, right: 12, bottom: 40, left: 0 }}>
+        <ResponsiveContainer width="100%" height={250} initialDimension={{ width: 420, height: 250 }}>
+          <ComposedChart data={rows} margin={{ top: 6, right: 12, bottom: 4, left: 40 }}>
             <CartesianGrid stroke="#1f2733" />
-            <XAxis dataKey="label" type="category" {...axis} interval={0} angle={-20} textAnchor="end" />
+            <XAxis dataKey="label" type="category" {...axis} interval={0} angle={-25} textAnchor="end" height={70} />
             <YAxis {...axis} width={48} domain={[0, 'auto']} tickFormatter={tickLabel} />
             <Tooltip {...tooltip} formatter={(v: unknown) => (Array.isArray(v) ? '' : tickLabel(Number(v)))} />
             <Legend wrapperStyle={{ fontSize: 10 }} verticalAlign="top" />
