@@ -183,5 +183,7 @@ test('screenshots: Train, Benchmarks and Models (params and held-out results)', 
   await page.screenshot({ path: docShot('models') });
   await page.getByRole('tab', { name: 'Benchmarks' }).click();
   await expect(page.getByRole('tab', { name: 'Benchmarks' })).toHaveAttribute('aria-selected', 'true');
+  // The page is lazy-loaded and draws its curves one per frame: shoot once the first curve is on screen.
+  await expect(page.getByTestId('curve-training').locator('.recharts-surface').first()).toBeVisible({ timeout: 30_000 });
   await page.screenshot({ path: docShot('benchmarks') });
 });
