@@ -142,6 +142,19 @@ function packedForward(g: Graph, cfg: LlamaConfig, B: number, T: number, select?
   return { W, ids, logits: out.logits };
 }
 
+/** The GRPO graph inputs shared by the padded and the packed training graphs (per-token tensors of `shape`). */
+function grpoInputs(g: Graph, shape: number[], kl: boolean) {
+  return {
+    advantages: g.input('advantages', 'float32', shape),
+    oldLogp: g.input('old_logprobs', 'float32', shape),
+    refLogp: kl ? g.input('ref_logprobs', 'float32', shape) : undefined,
+    clipLow: g.input('clip_ratio_low', 'float32', [1]),
+    clipHigh: g.input('clip_ratio_high', 'float32', [1]),
+    clipC: g.input('clip_ratio_c', 'float32', [1]),
+    klCoef: kl ? g.input('kl_coef', 'float32', [1]) : undefined,
+  };
+}
+
 /**
  * Training graph for packed batches. Inputs: parameters, input_ids, position_ids, attention_bias,
  * target_ids (int32 [B, T]), loss_weight (float [B, T]); GRPO adds advantages, old_logprobs,
@@ -166,13 +179,7 @@ export function buildPackedTrainGraph(cfg: LlamaConfig, B: number, T: number, lo
   if (loss.kind === 'ce') {
     total = O.neg(wsum(logp));
   } else {
-    const advantages = g.input('advantages', 'float32', [B, N]);
-    const oldLogp = g.input('old_logprobs', 'float32', [B, N]);
-    const refLogp = loss.kl !== 'none' ? g.input('ref_logprobs', 'float32', [B, N]) : undefined;
-    const clipLow = g.input('clip_ratio_low', 'float32', [1]);
-    const clipHigh = g.input('clip_ratio_high', 'float32', [1]);
-    const clipC = g.input('clip_ratio_c', 'float32', [1]);
-    const klCoef = loss.kl !== 'none' ? g.input('kl_coef', 'float32', [1]) : undefined;
+    const { advantages, oldLogp, refLogp, clipLow, clipHigh, clipC, klCoef } = grpoInputs(g, [B, N], loss.kl !== 'none');
     const t = grpoTokenTerms({ logp, oldLogp, advantages, clipLow, clipHigh, clipC });
     const pgLoss = wsum(t.pg);
     total = pgLoss;
@@ -237,13 +244,7 @@ export function buildTrainGraph(cfg: LlamaConfig, B: number, T: number, loss: Lo
   if (loss.kind === 'ce') {
     total = O.neg(maskedMean(logp, mask));
   } else {
-    const advantages = g.input('advantages', 'float32', [B, T]);
-    const oldLogp = g.input('old_logprobs', 'float32', [B, T]);
-    const refLogp = loss.kl !== 'none' ? g.input('ref_logprobs', 'float32', [B, T]) : undefined;
-    const clipLow = g.input('clip_ratio_low', 'float32', [1]);
-    const clipHigh = g.input('clip_ratio_high', 'float32', [1]);
-    const clipC = g.input('clip_ratio_c', 'float32', [1]);
-    const klCoef = loss.kl !== 'none' ? g.input('kl_coef', 'float32', [1]) : undefined;
+    const { advantages, oldLogp, refLogp, clipLow, clipHigh, clipC, klCoef } = grpoInputs(g, [B, T], loss.kl !== 'none');
     const r = grpoLoss({ logp, oldLogp, refLogp, advantages, mask, clipLow, clipHigh, clipC, klCoef }, loss.agg, loss.kl, loss.normBy);
     total = r.loss;
     extra.push([r.pgLoss, 'pg_loss'], [r.clipfrac, 'clipfrac'], [r.clipfracLower, 'clipfrac_lower'], [r.ppoKl, 'ppo_kl']);
