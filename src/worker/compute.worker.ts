@@ -11,7 +11,7 @@ import * as benchService from './bench-service';
 import * as ttsService from './tts-service';
 import type { BenchEvalRequest, BenchListener, RehearseFirstRequest } from './protocol';
 import { f32 } from '../engine/runtime';
-import type { BackendInfo, BenchRequest, Capabilities, InitOptions, ProgressListener, RolloutRequest, RolloutStepRequest, SmokeResult, TrainRequest } from './protocol';
+import type { BackendInfo, Capabilities, InitOptions, ProgressListener, RolloutRequest, RolloutStepRequest, SmokeResult, TrainRequest } from './protocol';
 
 let runtime: WebRuntime | null = null;
 
@@ -85,7 +85,6 @@ const api = {
   } : {}),
 
   // ---- benchmarks ----------------------------------------------------------------------------------
-  bench: (req: BenchRequest) => engine.bench(need(), req),
   // The evaluation protocol (src/bench) in chunks: progress through a Comlink.proxy callback, cancel
   // between batches of generations (the run then rejects with EVAL_CANCELLED), status for polling.
   benchRun: (req: BenchEvalRequest, onProgress?: BenchListener) => benchService.run(need(), req, onProgress),

@@ -3,12 +3,8 @@
 // the RPC surface (compute.worker.ts) thin; a capability that is not wired yet reports itself through
 // capabilities() and a "not available yet: <reason>" error instead of breaking the build.
 
-import { profileFromConfig, rolloutSettings } from '../agent/profile';
-import { evaluate } from '../agent/evaluate';
-import { batchFidelity } from '../agent/fidelity';
 import { rolloutGroups } from '../agent/rollout';
 import { buildRolloutConfig, realVerdictOf } from './rollout-config';
-import type { Trajectory } from '../agent/types';
 import { getWorld, listWorlds, taskById, type WorldTask } from '../envs/worlds';
 import type { GenerateRequest, Generation, TextGenerator } from '../engine/generator';
 import { countParams } from '../engine/decoder';
@@ -17,7 +13,7 @@ import { samplerFromFolder, type Sampler } from '../engine/sampler';
 import type { WebRuntime } from './runtime-web';
 import { engineSelfTest, type SelfTestOptions } from './selftest';
 import {
-  CANCELLED, NOT_AVAILABLE, type ProgressListener, type ShownTrajectory, type BenchRequest, type BenchResult, type Capabilities, type LoadedModel, type RolloutRequest,
+  CANCELLED, NOT_AVAILABLE, type ProgressListener, type ShownTrajectory, type Capabilities, type LoadedModel, type RolloutRequest,
   type RolloutStepRequest, type RolloutStepResult, type SampleRequest, type TaskInfo, type SampleResult, type WorldInfo, type SelfTestResult,
 } from './protocol';
 
@@ -272,49 +268,3 @@ async function runRollout(rt: WebRuntime, req: RolloutRequest, cap: number | nul
   return { trajectories: trajectories as ShownTrajectory[], computed: counter.computed, naturalCap: built.naturalCap };
 }
 
-// ---- benchmarks (held-out evaluation) ---------------------------------------------------------------
-
-export async function bench(rt: WebRuntime, req: BenchRequest): Promise<BenchResult> {
-  if (!req.modelUrl) throw new Error(REASONS.model);
-  const t0 = performance.now();
-  await loadModel(rt, req.modelUrl);
-  const policy = loaded!.sampler;
-  const tasks = getWorld(req.world).tasks({ split: 'test', count: req.tasks });
-  if (tasks.length === 0) throw new Error(`world ${req.world} has no test tasks`);
-  const settings = rolloutSettings(profileFromConfig(loaded!.folder.rawConfig));
-  const { result, trajectories } = await evaluate(tasks, policy, {
-    mode: req.mode, k: req.k, temperature: req.temperature, seed: req.seed,
-    simulator: req.mode === 'simulator' ? policy : undefined,
-    rollout: {
-      ...settings,
-      act: { ...settings.act, maxNewTokens: req.maxNewTokens },
-      rehearse: { ...settings.rehearse, maxNewTokens: req.maxNewTokens },
-      limits: { ...settings.limits, maxAssistantTurns: req.maxTurns },
-    },
-  });
-  const ok = (t: Trajectory) => (t.verdict?.outcome?.passed && (t.verdict?.score ?? 0) >= 1 - 1e-9 ? 1 : 0);
-  const rows = tasks.map((task) => {
-    const ts = trajectories.filter((t) => t.taskId === task.id);
-    const n = Math.max(1, ts.length);
-    const fid = batchFidelity(ts).overall;
-    return {
-      task: task.id,
-      samples: ts.length,
-      success: ts.reduce((a, t) => a + ok(t), 0) / n,
-      outcome: ts.reduce((a, t) => a + (t.verdict?.outcome?.passed ? 1 : 0), 0) / n,
-      checklist: ts.reduce((a, t) => a + (t.verdict?.score ?? 0), 0) / n,
-      fidelityF1: fid.calls > 0 ? fid.meanF1 : null,
-      terminations: ts.map((t) => t.terminatedBy),
-    };
-  });
-  return {
-    suite: `${req.world} test · ${tasks.length} tasks · ${req.mode} · k=${req.k}`,
-    summary: {
-      success: result.success, outcome: result.outcome, checklist: result.checklist, passAtK: result.passAtK,
-      fidelityF1: result.fidelity.meanF1, fidelityExact: result.fidelity.exactRate, errorAgree: result.fidelity.errorAgreeRate,
-    },
-    terminations: result.terminations,
-    rows,
-    ms: performance.now() - t0,
-  };
-}

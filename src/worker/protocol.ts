@@ -267,14 +267,6 @@ export interface BenchRequest {
   maxNewTokens: number;
 }
 export interface BenchTaskRow { task: string; samples: number; success: number; outcome: number; checklist: number; fidelityF1: number | null; terminations: string[] }
-export interface BenchResult {
-  suite: string;
-  /** EvalResult summary: success, outcome, checklist, passAtK, fidelity F1 / exact / error agreement. */
-  summary: Record<string, number>;
-  terminations: Record<string, number>;
-  rows: BenchTaskRow[];
-  ms: number;
-}
 
 // ---- the evaluation protocol in the worker (src/worker/bench-service.ts over src/bench/evaluation.ts) ----
 
