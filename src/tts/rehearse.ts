@@ -46,6 +46,53 @@ export interface TtsOptions {
    * (history, state, memory it saw, seed), all of which are in the key, so N = 2 reuses N = 4's first two.
    */
   cache?: Map<string, Attempt>;
+  /**
+   * Stops the run: checked before and after every batch of generations, so once it is aborted no further
+   * generation starts and no generated call reaches any environment; runTts then rejects with TtsCancelled.
+   */
+  signal?: AbortSignal;
+  /** Where the run is (called before every batch of generations); for progress displays. */
+  onProgress?: (p: TtsProgress) => void;
+}
+
+export interface TtsProgress {
+  /** 'attempts': imagined attempts of a user turn are generating; 'commit': the committed execution is. */
+  phase: 'attempts' | 'commit';
+  /** The user turn (0-based; the lowest one when a batch holds trajectories at different turns). */
+  userTurn: number;
+  /** phase 'attempts': the attempts now generating (1-based, inclusive) of n. */
+  attempts?: { from: number; to: number; of: number };
+  /** Generation round inside the current rollout (the attempts' or the committed one), from 0. */
+  round: number;
+  /** Attempts finished so far (over all turns and trajectories of the run). */
+  attemptsDone: number;
+}
+
+/** What a cancelled runTts had finished when it stopped (the committed trajectories are unfinished, so absent). */
+export class TtsCancelled extends Error {
+  constructor(readonly done: { rehearsals: TurnRehearsal[][]; realCalls: RecordedCall[][]; generations: number }) {
+    super(`rehearse first cancelled after ${done.generations} generation${done.generations === 1 ? '' : 's'} (${done.rehearsals.reduce((s, r) => s + r.reduce((u, h) => u + h.attempts.length, 0), 0)} imagined attempts, ${done.realCalls.reduce((s, c) => s + c.length, 0)} real calls)`);
+    this.name = 'TtsCancelled';
+  }
+}
+
+/** Thrown inside a run when its signal is seen aborted; runTts turns it into TtsCancelled. */
+class Aborted extends Error { constructor() { super('aborted'); this.name = 'Aborted'; } }
+
+/** The generator with an abort check before and after every batch (after: its calls are never applied). */
+function guarded(g: TextGenerator, signal: AbortSignal | undefined, counter: { generations: number }): TextGenerator {
+  return {
+    name: g.name,
+    maxContext: g.maxContext,
+    countTokens: (t) => g.countTokens(t),
+    async generate(reqs) {
+      if (signal?.aborted) throw new Aborted();
+      const out = await g.generate(reqs);
+      counter.generations += reqs.length;
+      if (signal?.aborted) throw new Aborted();
+      return out;
+    },
+  };
 }
 
 export interface Attempt {
@@ -94,6 +141,8 @@ export interface RehearseContext {
   /** The committed run's settings; attempts reuse them in mode 'rehearsal' (no judge, no hook). */
   cfg: RolloutConfig;
   opts: TtsOptions;
+  /** Attempts finished so far (runTts keeps it across turns for TtsProgress). */
+  progress?: { attemptsDone: number };
 }
 
 function attemptKey(s: UserTurnStart, envHash: string, shown: string, j: number, ctx: RehearseContext): string {
@@ -146,8 +195,12 @@ export async function rehearseTurns(starts: UserTurnStart[], ctx: RehearseContex
       };
     });
     const t = opts.attemptTemperature ?? 1;
+    const userTurn = Math.min(...starts.map((s) => s.userTurn));
+    const onRound = opts.onProgress && (({ round }: { round: number }) => opts.onProgress!({
+      phase: 'attempts', userTurn, attempts: { from: js[0] + 1, to: js[js.length - 1] + 1, of: opts.n }, round, attemptsDone: attemptsDone(ctx),
+    }));
     const trajs = await rollout(specs, {
-      ...ctx.cfg, mode: 'rehearsal', judge: null, onUserTurn: undefined, onRound: undefined,
+      ...ctx.cfg, mode: 'rehearsal', judge: null, onUserTurn: undefined, onRound,
       act: { ...ctx.cfg.act, temperature: t }, rehearse: { ...ctx.cfg.rehearse, temperature: t },
     });
     let assessments: Assessment[];
@@ -164,16 +217,31 @@ export async function rehearseTurns(starts: UserTurnStart[], ctx: RehearseContex
       out[si][j] = a;
       opts.cache?.set(key, a);
     });
+    if (ctx.progress) ctx.progress.attemptsDone += todo.length;
   }
   return out;
 }
+
+const attemptsDone = (ctx: RehearseContext) => ctx.progress?.attemptsDone ?? 0;
 
 /**
  * The committed executions with private rehearsal before every user turn. `specs` are as for rollout()
  * in mode 'real' (their env, or task.makeEnv(), becomes the recorded real environment).
  */
 export async function runTts(specs: RolloutSpec[], ctx: Omit<RehearseContext, 'cfg'> & { cfg: Omit<RolloutConfig, 'mode' | 'onUserTurn'> }): Promise<TtsRun[]> {
-  const cfg: RolloutConfig = { ...ctx.cfg, mode: 'real', policy: ctx.policy, format: ctx.format ?? compactFormat };
+  const { signal, onProgress } = ctx.opts;
+  const counter = { generations: 0 };
+  // Every generation of the run (attempts, critiques, committed) goes through the abort check.
+  const policy = signal ? guarded(ctx.policy, signal, counter) : ctx.policy;
+  const progress = { attemptsDone: 0 };
+  let commitTurn = 0;
+  const cfg: RolloutConfig = {
+    ...ctx.cfg, mode: 'real', policy, format: ctx.format ?? compactFormat,
+    onRound: (r) => {
+      ctx.cfg.onRound?.(r);
+      onProgress?.({ phase: 'commit', userTurn: commitTurn, round: r.round, attemptsDone: progress.attemptsDone });
+    },
+  };
   const recorders: RecordingEnv[] = [];
   const keyOf = (taskId: string, sample: number) => `${taskId}\u241f${sample}`;
   const byKey = new Map<string, number>();
@@ -193,9 +261,11 @@ export async function runTts(specs: RolloutSpec[], ctx: Omit<RehearseContext, 'c
     return { ...s, task, env: undefined, sample };
   });
   const rehearsals: TurnRehearsal[][] = specs.map(() => []);
-  const rctx: RehearseContext = { policy: ctx.policy, format: cfg.format!, cfg, opts: ctx.opts };
+  const rctx: RehearseContext = { policy, format: cfg.format!, cfg, opts: ctx.opts, progress };
   const measure = (t: string) => ctx.policy.countTokens(t);
   cfg.onUserTurn = async (starts) => {
+    if (signal?.aborted) throw new Aborted();
+    commitTurn = Math.min(...starts.map((s) => s.userTurn));
     const before = starts.map((s) => (s.env ? stateHash(s.env) : ''));
     const attempts = await rehearseTurns(starts, rctx);
     return starts.map((s, i) => {
@@ -212,7 +282,13 @@ export async function runTts(specs: RolloutSpec[], ctx: Omit<RehearseContext, 'c
       return memory || undefined;
     });
   };
-  const trajs = await rollout(wrapped, cfg);
+  let trajs: Trajectory[];
+  try {
+    trajs = await rollout(wrapped, cfg);
+  } catch (e) {
+    if (e instanceof Aborted || signal?.aborted) throw new TtsCancelled({ rehearsals, realCalls: recorders.map((r) => r.log), generations: counter.generations });
+    throw e;
+  }
   return trajs.map((t, i) => {
     const firstPromptTokens: number[] = [];
     const seenTurns = new Set<number>();
