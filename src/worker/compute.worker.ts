@@ -61,8 +61,10 @@ const api = {
   /** Stops a running rollout/step after its current round; it rejects with "cancelled: …". */
   rolloutCancel: () => engine.cancelRollouts(),
   taskInfo: (world: string, id?: string) => engine.taskInfo(world, id),
-  /** The rollout with private rehearsal (src/tts/) before every user turn; Cancel does not reach it yet. */
+  /** The rollout with private rehearsal (src/tts/) before every user turn; progress names the attempt and turn. */
   rehearseFirst: (req: RehearseFirstRequest, onProgress?: ProgressListener) => ttsService.rehearseFirst(need(), req, onProgress),
+  /** Stops a running rehearseFirst before its next batch of generations; it rejects with "cancelled: …". */
+  rehearseFirstCancel: () => ttsService.cancel(),
 
   // ---- rl (training) -------------------------------------------------------------------------------
   // Events (steps, evals, checkpoints, backend switches, status) arrive through `onEvent`, a

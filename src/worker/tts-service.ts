@@ -1,19 +1,70 @@
 // "Rehearse first" for the Rollout page: the page's rollout request, run as committed executions in the real
 // environment with private rehearsal (src/tts/) before every user turn, on the loaded model in this worker.
+//
+// Cancel: runTts checks an AbortSignal around every batch of generations; before each batch the sampler
+// yields one macrotask here, because ORT-web resolves through microtasks only and the cancel RPC would
+// otherwise wait in the worker's queue until the whole run is over. One run at a time: a new one cancels
+// the previous.
 
 import { compactFormat } from '../agent/chatTemplate';
 import { taskById, getWorld } from '../envs/worlds';
-import { realMatchesCommitted, runTts } from '../tts/rehearse';
+import type { TextGenerator } from '../engine/generator';
+import { realMatchesCommitted, runTts, TtsCancelled, type TtsProgress } from '../tts/rehearse';
 import { loadModel, loadedFolder, loadedSampler, tokenStrings } from './engine-bridge';
 import { buildRolloutConfig } from './rollout-config';
-import type { ProgressListener, RehearseFirstRequest, RehearseFirstResult } from './protocol';
+import { CANCELLED, type ProgressListener, type RehearseFirstRequest, type RehearseFirstResult } from './protocol';
 import type { WebRuntime } from './runtime-web';
+
+let controller: AbortController | null = null;
+let running: Promise<unknown> | null = null;
+
+const macrotask = () => new Promise<void>((r) => setTimeout(r, 0));
+
+/** The sampler, letting the worker's messages (a cancel) in before every batch of generations. */
+function yielding(g: TextGenerator): TextGenerator {
+  return {
+    name: g.name, maxContext: g.maxContext, countTokens: (t) => g.countTokens(t),
+    async generate(reqs) { await macrotask(); return g.generate(reqs); },
+  };
+}
+
+/** Stops the running rehearse-first before its next batch of generations; it rejects with "cancelled: …". */
+export function cancel(): boolean {
+  if (!controller) return false;
+  controller.abort();
+  return true;
+}
+
+function progressDetail(p: TtsProgress, n: number): string {
+  const turn = `turn ${p.userTurn + 1}`;
+  if (p.phase === 'commit') return `${turn} · committed run (real environment), round ${p.round + 1}`;
+  const a = p.attempts!;
+  return `${turn} · rehearsing attempt${a.from === a.to ? ` ${a.from}` : `s ${a.from}–${a.to}`} of ${n}, round ${p.round + 1}`;
+}
 
 export async function rehearseFirst(rt: WebRuntime, req: RehearseFirstRequest, onProgress?: ProgressListener): Promise<RehearseFirstResult> {
   if (!req.modelUrl) throw new Error('no model loaded: pick one on the Models page');
   if (!Number.isInteger(req.n) || req.n < 0 || req.n > 16) throw new Error(`rehearse first: n must be a whole number in 0 … 16 (got ${req.n})`);
+  if (controller) { controller.abort(); await running?.catch(() => undefined); }
+  const ac = new AbortController();
+  controller = ac;
+  const work = run(rt, req, ac.signal, onProgress);
+  running = work;
+  try {
+    return await work;
+  } catch (e) {
+    if (e instanceof TtsCancelled) throw new Error(`${CANCELLED}: ${e.message.replace(/^rehearse first cancelled /, 'rehearse first stopped ')}`);
+    throw e;
+  } finally {
+    if (controller === ac) controller = null;
+    if (running === work) running = null;
+  }
+}
+
+async function run(rt: WebRuntime, req: RehearseFirstRequest, signal: AbortSignal, onProgress?: ProgressListener): Promise<RehearseFirstResult> {
   const t0 = performance.now();
   await loadModel(rt, req.modelUrl);
+  if (signal.aborted) throw new TtsCancelled({ rehearsals: [], realCalls: [], generations: 0 });
   const sampler = loadedSampler()!;
   const folder = loadedFolder()!;
   const world = getWorld(req.world);
@@ -23,17 +74,22 @@ export async function rehearseFirst(rt: WebRuntime, req: RehearseFirstRequest, o
   // The committed run is the page's real-mode rollout with the same settings (N = 0 is exactly that run).
   const built = buildRolloutConfig(folder.rawConfig, { ...req, mode: 'real' }, sampler);
   const { mode: _mode, ...cfg } = built.cfg;
-  let rounds = 0;
+  // Counted in imagined attempts: n per user turn and trajectory (an episode may end early: a bound).
+  const total = req.n * task.userTurns.length * req.k;
+  const emit = (p: TtsProgress) => {
+    if (!onProgress) return;
+    // A Comlink proxy call returns a promise; a page that went away must not fail the run.
+    void Promise.resolve(onProgress({
+      done: p.attemptsDone, total, unit: 'imagined attempts', detail: progressDetail(p, req.n),
+      elapsedMs: performance.now() - t0, // The committed run's share of the time is not known ahead: no ETA rather than a wrong one.
+      etaMs: null, etaIsBound: true,
+    })).catch(() => undefined);
+  };
+  const policy = yielding(sampler);
   const runs = await runTts([...Array(req.k).keys()].map((j) => ({ task, sample: j, groupId: task.id })), {
-    policy: sampler, format: cfg.format ?? compactFormat,
-    cfg: {
-      ...cfg,
-      onRound: () => {
-        rounds++;
-        if (onProgress) void Promise.resolve(onProgress({ done: rounds, total: built.maxRounds, unit: 'rounds', detail: `committed round ${rounds} (each turn rehearsed ${req.n}× first)`, elapsedMs: performance.now() - t0, etaMs: null, etaIsBound: true })).catch(() => undefined);
-      },
-    },
-    opts: { n: req.n, strategy: req.strategy, memory: req.memory },
+    policy, format: cfg.format ?? compactFormat,
+    cfg: { ...cfg, policy },
+    opts: { n: req.n, strategy: req.strategy, memory: req.memory, signal, onProgress: emit },
   });
   for (const r of runs) for (const row of r.trajectory.rows) row.outputTokens = tokenStrings(sampler.tokenizer, row.outputIds);
   return {
