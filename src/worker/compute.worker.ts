@@ -12,6 +12,11 @@ import * as ttsService from './tts-service';
 import type { BenchEvalRequest, BenchListener, RehearseFirstRequest } from './protocol';
 import { f32 } from '../engine/runtime';
 import type { BackendInfo, Capabilities, InitOptions, ProgressListener, RolloutRequest, RolloutStepRequest, SmokeResult, TrainRequest } from './protocol';
+import { HF_URL_PREFIX, type HfLoadRequest, type HfProgressListener } from './protocol';
+
+// Hugging Face models (transformers.js and its own ORT) load only when one is asked for.
+const hf = () => import('./hf-service');
+const isHf = (url: string) => url.startsWith(HF_URL_PREFIX);
 
 let runtime: WebRuntime | null = null;
 
@@ -56,10 +61,11 @@ const api = {
   // ---- agent (rollout) -----------------------------------------------------------------------------
   worlds: () => engine.worlds(),
   // onProgress: a Comlink.proxy callback (counts and an ETA bound per sampler round).
-  rollout: (req: RolloutRequest, onProgress?: ProgressListener) => engine.rollout(need(), req, onProgress),
-  rolloutStep: (req: RolloutStepRequest, onProgress?: ProgressListener) => engine.rolloutStep(need(), req, onProgress),
+  // A Hugging Face model's URL (HF_URL_PREFIX…) routes to hf-service: same request, its chat template.
+  rollout: async (req: RolloutRequest, onProgress?: ProgressListener) => (isHf(req.modelUrl) ? (await hf()).rollout(req, onProgress) : engine.rollout(need(), req, onProgress)),
+  rolloutStep: async (req: RolloutStepRequest, onProgress?: ProgressListener) => (isHf(req.modelUrl) ? (await hf()).rolloutStep(req, onProgress) : engine.rolloutStep(need(), req, onProgress)),
   /** Stops a running rollout/step after its current round; it rejects with "cancelled: …". */
-  rolloutCancel: () => engine.cancelRollouts(),
+  rolloutCancel: async () => { engine.cancelRollouts(); (await hf()).cancelRollouts(); },
   taskInfo: (world: string, id?: string) => engine.taskInfo(world, id),
   /** The rollout with private rehearsal (src/tts/) before every user turn; progress names the attempt and turn. */
   rehearseFirst: (req: RehearseFirstRequest, onProgress?: ProgressListener) => ttsService.rehearseFirst(need(), req, onProgress),
@@ -85,6 +91,14 @@ const api = {
     trainDebugStallBefore: (step: number) => train.debugStallBefore(step),
     trainDebugPoisonNextStep: () => train.debugPoisonNextStep(),
   } : {}),
+
+  // ---- Hugging Face models (Models page) -------------------------------------------------------------
+  // onProgress: a Comlink.proxy callback per downloaded chunk (throttled); errors read "CODE: message".
+  hfLoad: async (req: HfLoadRequest, onProgress?: HfProgressListener) => (await hf()).load(need(), req, onProgress),
+  hfUnload: async () => (await hf()).unload(),
+  hfCurrent: async () => (await hf()).current(),
+  hfCacheInfo: async () => (await hf()).cacheInfo(),
+  hfClearCache: async () => (await hf()).clearCache(),
 
   // ---- benchmarks ----------------------------------------------------------------------------------
   // The evaluation protocol (src/bench) in chunks: progress through a Comlink.proxy callback, cancel

@@ -318,3 +318,42 @@ export interface RehearseFirstRun {
   realMatchesCommitted: boolean;
 }
 export interface RehearseFirstResult { runs: RehearseFirstRun[]; ms: number }
+
+// ---- Hugging Face models (Models page; src/worker/hf-service.ts over src/engine/hf/) ----------------------
+
+/** Model URLs of loaded Hugging Face models start with this (the Rollout page's select carries them). */
+export const HF_URL_PREFIX = 'hf:';
+/**
+ * Suffix of a Hugging Face model URL that makes Act replay the task's reference turns while the model plays
+ * Rehearse on every call (src/worker/hf-rollout-config.ts): how an untrained model's Rehearse role is watched.
+ */
+export const HF_REHEARSE_ONLY = '|rehearse-only';
+
+export type HfDtypeName = 'fp32' | 'fp16' | 'q8' | 'q4' | 'q4f16';
+
+/** Where a Hugging Face model comes from in the browser: a hub id or URL, or a picked / dropped folder. */
+export type HfLoadRequest =
+  | { kind: 'ref'; ref: string; dtype: HfDtypeName; hubHost?: string }
+  /** files: relative path inside the folder (e.g. 'onnx/model.onnx') → the picked File (a Blob). */
+  | { kind: 'files'; name: string; files: Map<string, Blob>; dtype: HfDtypeName };
+
+/** One download event (bytes of one file). */
+export interface HfLoadProgress { file: string; status: string; loaded?: number; total?: number }
+export type HfProgressListener = (p: HfLoadProgress) => void;
+
+export interface HfModelInfo {
+  /** The model's URL for rollouts (HF_URL_PREFIX + source + dtype). */
+  url: string;
+  name: string;
+  source: string;
+  dtype: HfDtypeName;
+  device: 'wasm' | 'webgpu';
+  config: Record<string, unknown>;
+  /** Files read for this load, with their sizes (from the download or the picked folder). */
+  files: { path: string; bytes: number }[];
+  /** The tokenizer's chat template drives Act and Rehearse prompts (false: our compact template). */
+  chatTemplate: boolean;
+  loadMs: number;
+}
+
+export interface HfCacheInfo { entries: number; bytes: number; urls: string[] }

@@ -8,6 +8,7 @@ import { Empty, ErrorBox, Field, fmt, fmtBytes, Metric, NotAvailable, Panel } fr
 import { useRpc } from '../components/useRpc';
 import { useApp } from '../store';
 import { api } from '../worker';
+import { HfModelsPanel } from '../components/models/HfModels';
 
 export function ModelsPage() {
   const s = useApp((st) => st.settings);
@@ -124,6 +125,8 @@ export function ModelsPage() {
           </tbody></table>
         )}
       </Panel>
+
+      <HfModelsPanel />
     </div>
   );
 }

@@ -27,6 +27,7 @@ import type { Settings } from '../urlState';
 import { api, errorText, isNotAvailable } from '../worker';
 import { CANCELLED } from '../../worker/protocol';
 import { useModelIndex } from '../modelIndex';
+import { hfModelEntries, useHfModel } from '../components/models/hfStore';
 
 // recharts is most of the page's JavaScript: loaded after the first paint, so the shipped trace shows sooner.
 const BarMetric = lazy(() => import('../components/charts').then((m) => ({ default: m.BarMetric })));
@@ -159,7 +160,10 @@ export function RolloutPage() {
   const caps = useApp((st) => st.caps);
   const worlds = useApp((st) => st.worlds);
   const backend = useApp((st) => st.backend);
-  const { models, error: indexError } = useModelIndex();
+  const { models: shipped, error: indexError } = useModelIndex();
+  // A Hugging Face model loaded on the Models page is listed after the shipped folders.
+  const hfLoaded = useHfModel((st) => st.loaded);
+  const models = useMemo(() => shipped && [...shipped, ...hfModelEntries(hfLoaded)], [shipped, hfLoaded]);
   const { view, selected, busy, error, notAvailable, loadErrors, progress, cancelled } = useRollout();
   const [task, setTask] = useState<TaskInfo | null>(null);
   const [taskError, setTaskError] = useState<string | null>(null);

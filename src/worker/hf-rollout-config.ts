@@ -1,0 +1,66 @@
+// The rollout a Rollout-page request means for a Hugging Face model: the model's own chat template (Qwen3's
+// is the reference's Act format with native tool calls) for Act and Rehearse, and the prompting of
+// `npm run rollout -- --model HF` (full tool listings, no tiny-model profile: the folder carries none).
+// Pure: the worker (hf-service.ts) and the Node side of e2e/hf-model.spec.ts build the same config.
+
+import type { ChatFormat } from '../agent/chatTemplate';
+import { isRehearsePrompt, ScriptedGenerator } from '../agent/expert';
+import type { PromptProfile } from '../agent/profile';
+import { formatAct } from '../agent/protocol';
+import type { GenerateRequest, Generation, TextGenerator } from '../engine/generator';
+import type { Message, Task } from '../envs/types';
+import type { RolloutRequest } from './protocol';
+import { buildRolloutConfig, type BuiltRollout } from './rollout-config';
+
+export const HF_PROFILE: PromptProfile = { actPrompt: {}, rehearsePrompt: {}, act: {}, rehearse: {}, limits: {} };
+
+export function buildHfRolloutConfig(format: ChatFormat, req: RolloutRequest, policy: TextGenerator, cap: number | null = null): BuiltRollout {
+  const built = buildRolloutConfig({ envace: { profile: HF_PROFILE } }, req, policy, cap);
+  return { ...built, cfg: { ...built.cfg, format, simulatorFormat: format } };
+}
+
+/**
+ * "Rehearse only": Act replays the task's reference assistant turns (its tool calls, then its reply), and the
+ * model plays Rehearse on every call. An untrained model rarely writes a tool call, so this is how its
+ * Rehearse role gets watched (and measured against the shadow environment) before any training.
+ */
+export { HF_REHEARSE_ONLY } from './protocol';
+
+/** The text a template puts before an assistant turn (Qwen3: "<|im_start|>assistant\n"). */
+function assistantHeader(format: ChatFormat): string {
+  const user: Message[] = [{ role: 'user', content: 'x' }];
+  const open = format.render(user, { addGenerationPrompt: true });
+  const closed = format.render(user, { addGenerationPrompt: false });
+  const header = open.startsWith(closed) ? open.slice(closed.length) : '';
+  if (!header.trim()) throw new Error(`chat template ${format.name}: no assistant header to count turns by`);
+  return header;
+}
+
+/** Act by the task's reference conversation: the n-th Act prompt gets the n-th reference assistant turn. */
+export function referenceAct(task: Task, format: ChatFormat): ScriptedGenerator {
+  const header = assistantHeader(format);
+  const turns = task.reference.filter((m): m is Extract<Message, { role: 'assistant' }> => m.role === 'assistant');
+  return new ScriptedGenerator((req) => {
+    const done = req.prompt.split(header).length - 2;
+    const next = turns[done];
+    if (!next) return 'Done.';
+    return next.toolCalls?.length ? formatAct(undefined, next.toolCalls) : next.content;
+  }, { name: 'reference-act' });
+}
+
+/** Act requests to `act`, Rehearse requests to `rehearse`, each batch split by role and answered in order. */
+export function actAndRehearse(act: TextGenerator, rehearse: TextGenerator): TextGenerator {
+  return {
+    name: `${act.name}+${rehearse.name}`,
+    maxContext: rehearse.maxContext,
+    countTokens: (t) => rehearse.countTokens(t),
+    async generate(reqs: GenerateRequest[]): Promise<Generation[]> {
+      const out: Generation[] = new Array(reqs.length);
+      for (const [gen, want] of [[act, false], [rehearse, true]] as const) {
+        const idx = reqs.map((r, i) => [i, isRehearsePrompt(r.prompt)] as const).filter(([, r]) => r === want).map(([i]) => i);
+        if (idx.length) (await gen.generate(idx.map((i) => reqs[i]!))).forEach((g, j) => { out[idx[j]!] = g; });
+      }
+      return out;
+    },
+  };
+}
