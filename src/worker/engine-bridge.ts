@@ -12,6 +12,7 @@ import { fetchFileSource, loadModelFolder, type ModelFolder } from '../engine/mo
 import { samplerFromFolder, type Sampler } from '../engine/sampler';
 import type { WebRuntime } from './runtime-web';
 import { engineSelfTest, type SelfTestOptions } from './selftest';
+import { installInterrupt, type Interrupt } from './interruptible';
 import {
   CANCELLED, NOT_AVAILABLE, type ProgressListener, type ShownTrajectory, type Capabilities, type LoadedModel, type RolloutRequest,
   type RolloutStepRequest, type RolloutStepResult, type SampleRequest, type TaskInfo, type SampleResult, type WorldInfo, type SelfTestResult,
@@ -45,7 +46,7 @@ export function selfTest(rt: WebRuntime, opts: SelfTestOptions = {}): Promise<Se
 
 // ---- models + sampling ----------------------------------------------------------------------------
 
-interface Loaded { url: string; folder: ModelFolder; sampler: Sampler & { release(): Promise<void> }; info: LoadedModel }
+interface Loaded { url: string; folder: ModelFolder; sampler: Sampler & { release(): Promise<void> }; info: LoadedModel; interrupt: Interrupt }
 let loaded: Loaded | null = null;
 
 /** Load a model folder served under `url` (e.g. /models/<name>/) and build its sampler on this backend. */
@@ -67,7 +68,8 @@ export async function loadModel(rt: WebRuntime, url: string): Promise<LoadedMode
     parameters: countParams(folder.config),
     loadMs: performance.now() - t0,
   };
-  loaded = { url, folder, sampler, info };
+  // Rollouts arm it so Cancel stops between decode steps, not after the whole batch.
+  loaded = { url, folder, sampler, info, interrupt: installInterrupt(sampler.model) };
   return info;
 }
 
@@ -196,11 +198,12 @@ export function tokenStrings(tok: { decode(ids: ArrayLike<number>): string }, id
 }
 
 // Cancelling: every rollout call takes a number; cancelRollouts() marks all calls up to the newest as
-// cancelled, and each one checks its mark between sampler rounds (a round is one batch of generations).
+// cancelled, and each one checks its mark between sampler rounds (a round is one batch of generations)
+// and, through the loaded model's interrupt, before every forward pass inside a round.
 let rolloutSeq = 0;
 let rolloutCancelledUpTo = 0;
 
-/** Stop the running rollout (or step) after its current generation round. */
+/** Stop the running rollout (or step) before its next forward pass. */
 export function cancelRollouts(): void { rolloutCancelledUpTo = rolloutSeq; }
 
 export class CancelledError extends Error {
@@ -244,6 +247,8 @@ async function runRollout(rt: WebRuntime, req: RolloutRequest, cap: number | nul
   let rounds = 0;
   let pending = 0;
   const tRounds = performance.now();
+  const stopped = () => `rollout stopped after ${rounds} round${rounds === 1 ? '' : 's'} (${generations} generations)`;
+  const disarmed = l.interrupt.arm(() => { if (rolloutCancelledUpTo >= my) throw new CancelledError(`${stopped()}, inside round ${rounds + 1}`); });
   const trajectories = await rolloutGroups([task], req.k, {
     ...built.cfg,
     onRound: ({ round, live, requests }) => {
@@ -259,7 +264,7 @@ async function runRollout(rt: WebRuntime, req: RolloutRequest, cap: number | nul
         elapsedMs: performance.now() - t0, etaMs: perRound === null ? null : perRound * Math.max(0, built.maxRounds - round), etaIsBound: true,
       })).catch(() => undefined);
     },
-  });
+  }).finally(() => l.interrupt.arm(disarmed));
   for (const t of trajectories) {
     for (const r of t.rows) r.outputTokens = tokenStrings(l.sampler.tokenizer, r.outputIds);
     const rv = realVerdictOf(task, t);

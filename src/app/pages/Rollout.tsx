@@ -57,6 +57,8 @@ interface RolloutState {
   progress: Progress | null;
   /** The last run was cancelled: what it had done (the previous view stays, marked). */
   cancelled: string | null;
+  /** From the Cancel click to the worker's rejection, in ms (null: no click seen, e.g. a newer run). */
+  cancelMs: number | null;
   error: string | null;
   notAvailable: string | null;
   /** Parse problems of the last loaded file (kept when the file yielded nothing to show). */
@@ -67,8 +69,9 @@ interface RolloutState {
 // The page opens on the shipped demo trace (drawn before the worker is ready), unless a link asks to run.
 const demoView = (): View => ({ source: 'demo', trajectories: DEMO.trajectories, task: DEMO.meta.task });
 const useRollout = create<RolloutState>(() => ({
-  view: DEMO.trajectories.length ? demoView() : null, selected: 0, busy: null, progress: null, cancelled: null, error: null, notAvailable: null, loadErrors: null,
+  view: DEMO.trajectories.length ? demoView() : null, selected: 0, busy: null, progress: null, cancelled: null, cancelMs: null, error: null, notAvailable: null, loadErrors: null,
 }));
+let cancelClickedAt: number | null = null;
 
 /**
  * The default policy: the best shipped EnvACE model (the demo trace's), so the page works offline without
@@ -102,7 +105,8 @@ let runToken = 0;
 async function execute(kind: 'run' | 'step', req: RolloutRequest, generations: number, advance: boolean): Promise<void> {
   const my = ++runToken;
   const key = JSON.stringify(req);
-  useRollout.setState({ busy: kind, error: null, notAvailable: null, cancelled: null, progress: null });
+  useRollout.setState({ busy: kind, error: null, notAvailable: null, cancelled: null, cancelMs: null, progress: null });
+  cancelClickedAt = null;
   const t0 = performance.now();
   const onProgress = Comlink.proxy((p: Progress) => { if (my === runToken) useRollout.setState({ progress: p }); });
   try {
@@ -123,15 +127,18 @@ async function execute(kind: 'run' | 'step', req: RolloutRequest, generations: n
     if (my !== runToken) return;
     const msg = errorText(e);
     if (isNotAvailable(e)) useRollout.setState({ notAvailable: msg.replace(/^not available yet:\s*/, '') });
-    else if (msg.includes(`${CANCELLED}:`)) useRollout.setState({ cancelled: msg.slice(msg.indexOf(`${CANCELLED}:`) + CANCELLED.length + 1).trim() });
+    else if (msg.includes(`${CANCELLED}:`)) {
+      useRollout.setState({ cancelled: msg.slice(msg.indexOf(`${CANCELLED}:`) + CANCELLED.length + 1).trim(), cancelMs: cancelClickedAt === null ? null : performance.now() - cancelClickedAt });
+    }
     else useRollout.setState({ error: msg });
   } finally {
     if (my === runToken) useRollout.setState({ busy: null, progress: null });
   }
 }
 
-/** Stop the worker's rollout after its current round (the worker checks between generation rounds). */
+/** Stop the worker's rollout before its next forward pass (the worker checks inside a round too). */
 function cancel(): void {
+  cancelClickedAt = performance.now();
   void api.rolloutCancel();
 }
 
@@ -164,7 +171,7 @@ export function RolloutPage() {
   // A Hugging Face model loaded on the Models page is listed after the shipped folders.
   const hfLoaded = useHfModel((st) => st.loaded);
   const models = useMemo(() => shipped && [...shipped, ...hfModelEntries(hfLoaded)], [shipped, hfLoaded]);
-  const { view, selected, busy, error, notAvailable, loadErrors, progress, cancelled } = useRollout();
+  const { view, selected, busy, error, notAvailable, loadErrors, progress, cancelled, cancelMs } = useRollout();
   const [task, setTask] = useState<TaskInfo | null>(null);
   const [taskError, setTaskError] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
@@ -297,11 +304,11 @@ export function RolloutPage() {
           <button disabled={!!busy || !ready} onClick={step} title="one more generation (the worker replays the earlier ones from memory)">
             {busy === 'step' ? 'stepping…' : stepping && !stale ? `Step (${(view?.generations ?? 0) + 1})` : view?.source === 'step' && !stale ? 'Step (from 1)' : 'Step'}
           </button>
-          {busy && <button data-testid="rollout-cancel" onClick={cancel} title="stop the worker after its current generation round">Cancel</button>}
+          {busy && <button data-testid="rollout-cancel" onClick={cancel} title="stop the worker before its next forward pass">Cancel</button>}
           <a className="link" href={shareUrl} data-testid="share-link" title="this view, run on open">link</a>
         </div>
         {busy && <ProgressBar testId="rollout-progress" progress={progress} label={busy === 'run' ? 'running in the worker' : 'stepping in the worker'} />}
-        {cancelled && <div className="not-available" role="status" data-testid="rollout-cancelled"><strong>cancelled</strong>: {cancelled}; the view below is the previous one</div>}
+        {cancelled && <div className="not-available" role="status" data-testid="rollout-cancelled" data-cancel-ms={cancelMs === null ? '' : cancelMs.toFixed(0)}><strong>cancelled</strong>{cancelMs === null ? '' : ` in ${(cancelMs / 1000).toFixed(1)} s`}: {cancelled}; the view below is the previous one</div>}
         <div className="muted run-status" data-testid="run-status">
           {busy && `${busy === 'run' ? 'running' : 'stepping'} in the worker… · previous: `}
           {view?.source === 'demo' && 'shipped trace (not computed here) · Run computes it live'}
