@@ -21,6 +21,20 @@ export const TINY_PROFILE: PromptProfile = {
   limits: { maxAssistantTurns: 12, maxGenerations: 40, minNewTokens: 24 },
 };
 
+/**
+ * For starter policies trained from scratch: tool names only, no domain policy text (the rules are learned
+ * from the reference conversations), Rehearse without the schema or Act's raw output. Prompts are 4–6× shorter
+ * than TINY_PROFILE's, so the same CPU time trains on several times more conversations; the turn cap leaves
+ * room for every expert of the held-out pools.
+ */
+export const LEAN_PROFILE: PromptProfile = {
+  actPrompt: { toolListing: 'names', policy: false, maxHistory: 8, formatHint: false },
+  rehearsePrompt: { toolListing: 'names', hints: 'same-tool', maxHints: 2, maxHistory: 2, style: 'short', rawAct: false, schema: false },
+  act: { maxNewTokens: 96 },
+  rehearse: { maxNewTokens: 192 },
+  limits: { maxAssistantTurns: 16, maxGenerations: 48, minNewTokens: 24 },
+};
+
 export function profileFromConfig(rawConfig: Record<string, unknown> | undefined): PromptProfile {
   const p = (rawConfig?.envace as { profile?: PromptProfile } | undefined)?.profile;
   return p ?? TINY_PROFILE;

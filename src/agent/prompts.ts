@@ -9,7 +9,7 @@ import type { JSONSchema, Message, ToolCall, ToolSchema } from '../envs/types';
 import type { ChatFormat } from './chatTemplate';
 import { callJson, canonicalJson } from './protocol';
 
-export type ToolListing = 'json' | 'compact' | 'none';
+export type ToolListing = 'json' | 'compact' | 'names' | 'none';
 
 /** One (tool, arguments, result) triple of a reference conversation: Rehearse's few-shot hints. */
 export interface Hint { name: string; arguments: Record<string, unknown>; result: string }
@@ -21,6 +21,9 @@ export interface ActPromptOptions {
   maxHistory?: number;
   /** One paragraph explaining the call/reply format. Default true. */
   formatHint?: boolean;
+  /** Include the world's domain policy text. Default true; small models learn the rules from examples, and
+   * leaving the text out makes prompts several times shorter (more training steps per CPU-minute). */
+  policy?: boolean;
   /** Replaces the whole system text. */
   system?: string;
   /** Appended to the system text (test-time rehearsal memory, src/tts/). */
@@ -40,6 +43,8 @@ export interface RehearsePromptOptions {
   rawAct?: boolean;
   /** 'short' uses a terse system instruction for tiny models. Default 'full'. */
   style?: 'full' | 'short';
+  /** Show the called tool's JSON schema under "Call to execute" (default true). */
+  schema?: boolean;
   system?: string;
 }
 
@@ -70,6 +75,7 @@ export function compactTool(t: ToolSchema): string {
 export function listTools(tools: ToolSchema[], how: ToolListing): string {
   if (how === 'none') return '';
   if (how === 'json') return tools.map((t) => JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters })).join('\n');
+  if (how === 'names') return tools.map((t) => t.name).join(', ');
   return tools.map(compactTool).join('\n');
 }
 
@@ -89,7 +95,7 @@ const ACT_FORMAT =
 
 export function actSystem(policy: string, tools: ToolSchema[], opts: ActPromptOptions = {}, nativeTools = false): string {
   if (opts.system !== undefined) return opts.system;
-  const parts = [policy.trim()];
+  const parts = [(opts.policy ?? true) ? policy.trim() : ''];
   const listing = nativeTools ? '' : listTools(tools, opts.toolListing ?? 'compact');
   if (listing) parts.push(`Tools:\n${listing}`);
   if (opts.formatHint ?? true) parts.push(ACT_FORMAT);
@@ -188,7 +194,8 @@ export function rehearseUser(input: RehearseInput, opts: RehearsePromptOptions =
   }
   if (opts.rawAct ?? true) parts.push(`Agent output:\n${input.rawAct}`);
   const tool = input.tools.find((t) => t.name === input.call.name);
-  parts.push(`Call to execute:\nname: ${input.call.name}\nschema: ${tool ? JSON.stringify(tool.parameters) : '(unknown tool)'}\narguments: ${JSON.stringify(input.call.arguments)}`);
+  const schema = (opts.schema ?? true) ? `\nschema: ${tool ? JSON.stringify(tool.parameters) : '(unknown tool)'}` : '';
+  parts.push(`Call to execute:\nname: ${input.call.name}${schema}\narguments: ${JSON.stringify(input.call.arguments)}`);
   return parts.join('\n\n');
 }
 

@@ -1,7 +1,11 @@
 // npm run bench:sft -- --json [--model models/envace-small] [--steps 12] [--batch 16] [--worlds files,retail]
 // SFT steps of `npm run pretrain` on its own data: the same rows per step trained by the packed path
 // (what pretrain runs) and by the padded-bucket reference (pretrain before packing), interleaved (which
-// goes first alternates), on two copies of the same model. Prints one JSON object on stdout.
+// goes first alternates), on two copies of the same model. A third path is pretrain's `--draw
+// conversations` on the same row pool: every row of whole conversations per step (Act rows of one
+// conversation extend each other, so the packed tree computes their prefix once); its trained tokens/s
+// against the reference's is `sft_speedup_vs_reference` (same rows, same loss and gradients per step: only
+// which rows share a step changes). Prints one JSON object on stdout.
 
 import { rolloutSettings } from '../agent/profile';
 import { sftExamples } from '../agent/sft';
@@ -28,6 +32,7 @@ const cli = defineCli({
     batch: { type: 'int', help: 'rows per step (pretrain --batch)', default: 16, min: 1 },
     capacity: { type: 'int', help: 'positions per packed graph row (default: chosen per step by packAuto)', min: 16 },
     seed: { type: 'int', help: 'row sampling seed', default: 0 },
+    conversations: { type: 'int', help: 'conversations per step of the conversation-drawn path (default: as many as give --batch rows on average)', min: 1 },
   },
 });
 
@@ -48,16 +53,22 @@ async function main() {
   const tasks = a.worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: a.tasks }));
   const { examples } = await sftExamples(tasks, { rollout: rolloutSettings(SFT_PROFILE), maxContext, countTokens: (s) => folder.tokenizer.encode(s).length });
   const rows = sftTokenRows(examples, folder.tokenizer, maxContext);
+  const byTask = new Map<string, typeof examples>();
+  for (const e of examples) (byTask.get(e.taskId) ?? byTask.set(e.taskId, []).get(e.taskId)!).push(e);
+  const conversations = [...byTask.values()].map((ex) => sftTokenRows(ex, folder.tokenizer, maxContext)).filter((c) => c.length > 0);
+  const perStep = a.conversations ?? Math.max(1, Math.round(a.batch / (rows.length / conversations.length)));
   const buckets = sftBuckets(maxContext), capacity = a.capacity, dims = modelDims(cfg);
   const rt = nodeRuntime();
   const packedModel = new Model(cfg, rt, Object.fromEntries(Object.entries(folder.params).map(([k, v]) => [k, v.slice()])), { seed: 0, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
+  const convModel = new Model(cfg, rt, Object.fromEntries(Object.entries(folder.params).map(([k, v]) => [k, v.slice()])), { seed: 0, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
   const refModel = new Model(cfg, rt, Object.fromEntries(Object.entries(folder.params).map(([k, v]) => [k, v.slice()])), { seed: 0, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
 
   // Gradient agreement on a few batches at the starting weights (graph builds also happen here, untimed).
   const check = new Rng(a.seed + 1000);
   let gradDiff = 0, lossDiff = 0;
-  for (let i = 0; i < 3; i++) {
-    const pick = pickSftRows(rows, check, a.batch, buckets);
+  for (let i = 0; i < 4; i++) {
+    // The last check is a conversation-drawn step (rows of mixed lengths, prefixes shared across turns).
+    const pick = i < 3 ? pickSftRows(rows, check, a.batch, buckets) : Array.from({ length: perStep }, () => conversations[check.int(conversations.length)]).flat();
     const ref = await refModel.computeGrads(referenceSftBatch(pick, buckets));
     const acc: Record<string, Float32Array> = {};
     let loss = 0;
@@ -73,7 +84,13 @@ async function main() {
   // Every step's rows up front, so that each graph shape either path needs is built before the timing.
   const rng = new Rng(a.seed);
   const picks = Array.from({ length: a.steps }, () => pickSftRows(rows, rng, a.batch, buckets));
+  const convPicks = Array.from({ length: a.steps }, () => Array.from({ length: perStep }, () => conversations[rng.int(conversations.length)]).flat());
   const warmed = new Set<string>();
+  for (const pick of convPicks) {
+    for (const b of packedSftBatches(pick, dims, capacity)) {
+      if (!warmed.has(`c${b.batch}x${b.seq}`)) { warmed.add(`c${b.batch}x${b.seq}`); await convModel.computeGrads(b); }
+    }
+  }
   for (const pick of picks) {
     const rb = referenceSftBatch(pick, buckets);
     if (!warmed.has(`r${rb.batch}x${rb.seq}`)) { warmed.add(`r${rb.batch}x${rb.seq}`); await refModel.computeGrads(rb); }
@@ -82,7 +99,7 @@ async function main() {
     }
   }
   let refMs = 0, newMs = 0, trained = 0, refPositions = 0, newPositions = 0;
-  let refLoss = 0, newLoss = 0;
+  let refLoss = 0, newLoss = 0, convMs = 0, convTrained = 0, convPositions = 0;
   const bar = progress(a.steps, 'bench:sft');
   for (let s = 0; s < a.steps; s++) {
     const pick = picks[s];
@@ -100,14 +117,24 @@ async function main() {
       const r = await packedModel.trainStepPacked(batches, { lr });
       newMs += performance.now() - t0; newPositions += r.positions; newLoss = r.loss;
     };
-    if (s % 2 === 0) { await runNew(); await runRef(); } else { await runRef(); await runNew(); }
+    const runConv = async () => {
+      const t0 = performance.now();
+      const batches = packedSftBatches(convPicks[s], dims, capacity);
+      const r = await convModel.trainStepPacked(batches, { lr });
+      convMs += performance.now() - t0; convPositions += r.positions; convTrained += trainedTokens(convPicks[s]);
+    };
+    if (s % 2 === 0) { await runNew(); await runRef(); await runConv(); } else { await runConv(); await runRef(); await runNew(); }
     bar.tick(`ref ${(refMs / (s + 1)).toFixed(0)} ms packed ${(newMs / (s + 1)).toFixed(0)} ms`);
   }
   bar.done();
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
   console.log(JSON.stringify({
     model: a.model, params: countParams(cfg), rows: rows.length, worlds: a.worlds, steps: a.steps, batch: a.batch, capacity: capacity ?? 'auto', seed: a.seed,
-    sft_speedup_vs_reference: Math.round((refMs / newMs) * 100) / 100,
+    sft_speedup_vs_reference: Math.round((convTrained / convMs) / (trained / refMs) * 100) / 100,
+    packed_rows_speedup_vs_reference: Math.round((refMs / newMs) * 100) / 100,
+    conversations_per_step: perStep,
+    trained_tokens_per_s_conversations: Math.round(convTrained / (convMs / 1000)),
+    trained_tokens_per_step_conversations: convTrained / a.steps, processed_tokens_per_step_conversations: convPositions / a.steps,
     trained_tokens_per_s: Math.round(trained / (newMs / 1000)),
     trained_tokens_per_s_reference: Math.round(trained / (refMs / 1000)),
     seconds_per_step: r3(newMs / a.steps / 1000), seconds_per_step_reference: r3(refMs / a.steps / 1000),

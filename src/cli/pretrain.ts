@@ -1,19 +1,30 @@
 // npm run pretrain -- [--sizes tiny,small] [--worlds files,retail] [--tasks 600] [--steps 1500] [--seed 0]
 //                     [--out models] [--eval 40] [--batch 16] [--lr 3e-3] [--vocab 1024] [--batching packed|padded]
+//                     [--profile tiny|lean] [--draw rows|conversations] [--fresh] [--layers L --hidden D ...]
+//                     [--curve-every MIN] [--budget MIN]
 // Supervised starter policies for both roles (Act tokens and Rehearse tokens) from the built-in worlds'
 // reference conversations, written as model folders, then evaluated on held-out tasks in real and
 // rehearsal mode. Deterministic from the seed. Each step's rows are packed (engine/packing.ts: shared
 // prompt prefixes computed once, no padding between rows; same loss and gradients as `--batching padded`,
 // the padded-bucket batches of before; `npm run bench:sft` compares the two).
+//
+// Starter recipe (issue "starter policies that solve held-out tasks"): `--draw conversations` trains every
+// row of a few whole reference conversations per step (an Act row extends the one before it, so the packed
+// tree computes each conversation's prefix once); `--fresh` draws never-seen train tasks for every step
+// instead of cycling a fixed set (a fixed set is memorised: names, not copying); `--profile lean` uses
+// prompts 4–6× shorter. `--curve-every` evaluates held-out success (greedy, real environment, bootstrap 95%
+// intervals over tasks) every so many CPU-minutes of training, writes the folder and its eval.json there
+// (a resumable checkpoint: continue with --init and --task-offset), and stops at --budget CPU-minutes.
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { evaluate, type EvalResult } from '../agent/evaluate';
 import { COMPACT_CHAT_TEMPLATE, PROTOCOL_TOKENS } from '../agent/chatTemplate';
-import { rolloutSettings } from '../agent/profile';
+import { LEAN_PROFILE, profileFromConfig, rolloutSettings, type PromptProfile } from '../agent/profile';
 import { sftExamples } from '../agent/sft';
-import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftTokenRows } from '../bench/sft-reference';
-import { countParams, makeConfig, type PresetName } from '../engine/decoder';
+import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftTokenRows, type SftRow } from '../bench/sft-reference';
+import { bootstrap } from '../bench/stats';
+import { countParams, makeConfig, type LlamaConfig, type PresetName } from '../engine/decoder';
 import { writeModelFolder, loadModelFolder } from '../engine/modelFolder';
 import { modelDims } from '../engine/packing';
 import { Rng } from '../engine/rng';
@@ -32,18 +43,30 @@ const cli = defineCli({
   options: {
     sizes: { type: 'list', help: 'model presets', default: ['tiny', 'small'], choices: ['tiny', 'small', 'base'] },
     worlds: { type: 'list', help: 'worlds', default: ['files', 'retail'] },
-    tasks: { type: 'int', help: 'train tasks per world', default: 600, min: 1 },
-    steps: { type: 'int', help: 'optimizer steps', default: 1500, min: 0 },
+    tasks: { type: 'int', help: 'train tasks per world (with --fresh: the tokenizer corpus only)', default: 600, min: 1 },
+    steps: { type: 'int', help: 'optimizer steps (the learning-rate schedule spans them)', default: 1500, min: 0 },
     seed: { type: 'int', help: 'seed', default: 0 },
     out: { type: 'string', help: 'output folder', default: 'models' },
     eval: { type: 'int', help: 'held-out tasks per world', default: 40, min: 0 },
-    batch: { type: 'int', help: 'rows per step', default: 16, min: 1 },
+    batch: { type: 'int', help: 'rows per step (with --draw conversations: conversations per step)', default: 16, min: 1 },
     lr: { type: 'number', help: 'peak learning rate', default: 3e-3, min: 0 },
     vocab: { type: 'int', help: 'tokenizer vocabulary', default: 1024, min: 64 },
     context: { type: 'int', help: 'context size (tokens)', default: 1024, min: 32 },
     prefix: { type: 'string', help: 'folder name prefix', default: 'envace' },
+    name: { type: 'string', help: 'folder name (one size only; default PREFIX-SIZE)' },
     init: { type: 'string', help: 'continue from this folder (its tokenizer and weights; optimizer moments start fresh)' },
     batching: { type: 'string', help: 'packed rows, or padded length buckets (the reference)', default: 'packed', choices: ['packed', 'padded'] },
+    profile: { type: 'string', help: 'prompt profile of the new folder (with --init: the folder\'s own)', default: 'tiny', choices: ['tiny', 'lean'] },
+    draw: { type: 'string', help: 'a step trains random rows of one length bucket, or every row of whole conversations', default: 'rows', choices: ['rows', 'conversations'] },
+    fresh: { type: 'boolean', help: 'never-seen train tasks for every step (conversations only)' },
+    'task-offset': { type: 'int', help: 'with --fresh: skip this many train tasks per world (resume)', default: 0, min: 0 },
+    difficulty: { type: 'int', help: 'train tasks of this difficulty only (1–3; default all)', min: 1, max: 3 },
+    layers: { type: 'int', help: 'override the preset: decoder layers', min: 1 },
+    hidden: { type: 'int', help: 'override the preset: hidden size', min: 8 },
+    heads: { type: 'int', help: 'override the preset: attention heads', min: 1 },
+    inter: { type: 'int', help: 'override the preset: MLP size', min: 8 },
+    'curve-every': { type: 'number', help: 'evaluate held-out success every so many training CPU-minutes (0 = only at the end)', default: 0, min: 0 },
+    budget: { type: 'number', help: 'stop after this many training CPU-minutes (cumulative with --init\'s)', min: 0 },
     'no-run': { type: 'boolean', help: 'parse only' },
   },
 });
@@ -63,62 +86,159 @@ const maxContext = args.context;
 const prefix = args.prefix;
 const initDir = args.init;
 const BUCKETS = sftBuckets(maxContext);
-const profile = SFT_PROFILE;
+const byConversation = args.draw === 'conversations';
+const log = (s: string) => process.stderr.write(s + '\n');
+
+/** Training CPU-minutes of this process (all ORT threads), evaluation excluded by the caller. */
+const cpuMinutes = () => { const u = process.cpuUsage(); return (u.user + u.system) / 60e6; };
+
+/** Tokenized SFT rows of some tasks, grouped by conversation (one entry per task, rows in order). */
+async function conversationRows(tasks: Task[], tok: BPETokenizer, profile: PromptProfile): Promise<SftRow[][]> {
+  const { examples } = await sftExamples(tasks, { rollout: rolloutSettings(profile), maxContext, countTokens: (s) => tok.encode(s).length });
+  const byTask = new Map<string, typeof examples>();
+  for (const e of examples) (byTask.get(e.taskId) ?? byTask.set(e.taskId, []).get(e.taskId)!).push(e);
+  return [...byTask.values()].map((ex) => sftTokenRows(ex, tok, maxContext)).filter((r) => r.length > 0);
+}
+
+/** Never-seen train conversations, a chunk of tasks at a time, worlds interleaved. */
+class FreshConversations {
+  private queue: SftRow[][] = [];
+  private offset: number;
+  constructor(private tok: BPETokenizer, private profile: PromptProfile, offset: number, private rng: Rng) { this.offset = offset; }
+  get tasksUsed() { return this.offset; }
+  async next(n: number): Promise<SftRow[][]> {
+    while (this.queue.length < n) {
+      const chunk = worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: 64, offset: this.offset, difficulty: args.difficulty }));
+      this.offset += 64;
+      const convs = await conversationRows(chunk, this.tok, this.profile);
+      // Shuffle within the chunk so one step mixes worlds and difficulties.
+      for (let i = convs.length - 1; i > 0; i--) { const j = this.rng.int(i + 1); [convs[i], convs[j]] = [convs[j], convs[i]]; }
+      this.queue.push(...convs);
+    }
+    return this.queue.splice(0, n);
+  }
+}
+
+export interface CurvePoint {
+  step: number; cpuMinutes: number; world: string; difficulty: 'all' | 1 | 2 | 3;
+  success: number; ci95: [number, number]; checklist: number; trainTasksSeen?: number;
+}
 
 async function main() {
-  const log = (s: string) => process.stderr.write(s + '\n');
-  const trainTasks = worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: nTasks }));
+  const init = initDir ? await loadModelFolder(initDir) : undefined;
+  const profile: PromptProfile = init ? ((init.rawConfig.envace as { profile?: PromptProfile } | undefined)?.profile ?? SFT_PROFILE)
+    : args.profile === 'lean' ? LEAN_PROFILE : SFT_PROFILE;
+  const trainTasks = worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: nTasks, difficulty: args.difficulty }));
   const testTasks = worlds.flatMap((w) => getWorld(w).tasks({ split: 'test', count: nEval }));
-  log(`worlds ${worlds.join(',')}: ${trainTasks.length} train tasks, ${testTasks.length} held-out tasks`);
+  log(`worlds ${worlds.join(',')}: ${trainTasks.length} train tasks${args.fresh ? ' (tokenizer corpus; steps draw fresh tasks)' : ''}, ${testTasks.length} held-out tasks`);
 
   // Pass 1 (character-count budget) gives the tokenizer corpus.
-  const init = initDir ? await loadModelFolder(initDir) : undefined;
   const tokJson = init ? init.tokenizerJson : trainBPE((await sftExamples(trainTasks, { rollout: rolloutSettings(profile) })).examples.map((e) => e.prompt + e.target),
     { vocabSize: vocab, specialTokens: DEFAULT_SPECIAL_TOKENS, addedTokens: PROTOCOL_TOKENS });
   const tok = new BPETokenizer(tokJson);
   log(`tokenizer: ${tok.vocabSize} tokens`);
 
   // Pass 2 with the real token budget: the prompts the model will actually see at this context size.
-  const { examples, incomplete } = await sftExamples(trainTasks, { rollout: rolloutSettings(profile), maxContext, countTokens: (s) => tok.encode(s).length });
-  const rows = sftTokenRows(examples, tok, maxContext);
-  const acts = rows.filter((r) => r.role === 'act').length;
-  log(`examples: ${rows.length} (${acts} act, ${rows.length - acts} rehearse), ${examples.length - rows.length} over ${maxContext} tokens dropped, ${incomplete.length} tasks cut by the context`);
+  const conversations = args.fresh ? [] : await conversationRows(trainTasks, tok, profile);
+  const rows = conversations.flat();
+  if (!args.fresh) {
+    const acts = rows.filter((r) => r.role === 'act').length;
+    log(`examples: ${rows.length} (${acts} act, ${rows.length - acts} rehearse) from ${conversations.length} conversations`);
+  }
+  if (args.name && sizes.length > 1) throw new Error('--name needs exactly one size');
 
   const summary: Record<string, unknown> = {};
   for (const size of sizes) {
-    const name = `${prefix}-${size}`;
-    const cfg = init ? init.config : makeConfig(size, { vocab_size: tok.vocabSize, max_position_embeddings: maxContext });
+    const name = args.name ?? `${prefix}-${size}`;
+    const dims: Partial<LlamaConfig> = {};
+    if (args.layers) dims.num_hidden_layers = args.layers;
+    if (args.hidden) dims.hidden_size = args.hidden;
+    if (args.heads) { dims.num_attention_heads = args.heads; dims.num_key_value_heads = args.heads; }
+    if (args.inter) dims.intermediate_size = args.inter;
+    const cfg = init ? init.config : makeConfig(size, { vocab_size: tok.vocabSize, max_position_embeddings: maxContext, ...dims });
     const model = new Model(cfg, nodeRuntime(), init?.params, { seed, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
-    const priorSteps = Number((init?.rawConfig.envace as { steps?: number } | undefined)?.steps ?? 0);
-    log(`\n${name}: ${countParams(cfg)} parameters, ${steps} steps of ${batchSize} rows`);
+    const initMeta = (init?.rawConfig.envace ?? {}) as { steps?: number; cpuMinutes?: number };
+    const priorSteps = Number(initMeta.steps ?? 0);
+    const priorEval = initDir ? await readFile(join(initDir, 'eval.json'), 'utf8').then((t) => JSON.parse(t) as { heldOutCurve?: { points: CurvePoint[] } }).catch(() => ({} as { heldOutCurve?: { points: CurvePoint[] } })) : {};
+    const priorPoints: CurvePoint[] = priorEval.heldOutCurve?.points ?? [];
+    const priorCpu = Number(initMeta.cpuMinutes ?? 0);
+    log(`\n${name}: ${countParams(cfg)} parameters, ${steps} steps of ${batchSize} ${byConversation ? 'conversations' : 'rows'}${args.budget ? `, stop at ${args.budget} CPU-min` : ''}`);
     const rng = new Rng(seed + 17);
+    const fresh = args.fresh ? new FreshConversations(tok, profile, args['task-offset'], new Rng(seed + 29)) : null;
     const bar = progress(steps, name);
     const t0 = Date.now();
-    let ema = NaN;
+    let ema = NaN, trainCpu = 0, lastCurve = 0, trained = 0, processed = 0;
     const curve: { step: number; loss: number }[] = [];
-    for (let s = 0; s < steps; s++) {
-      // Rows of similar length share a step (kept from the padded batching, so both draw the same rows).
-      const pick = pickSftRows(rows, rng, batchSize, BUCKETS);
-      const T = Math.max(...pick.map((r) => r.ids.length));
+    const points: CurvePoint[] = [...priorPoints];
+    const dir = join(outDir, name);
+    const save = async (stepsDone: number, evalNow: boolean) => {
+      await writeModelFolder(dir, {
+        config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
+        meta: {
+          size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
+          examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
+          cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,
+        },
+      });
+      if (evalNow) points.push(...await heldOutPoints(dir, priorSteps + stepsDone, priorCpu + trainCpu, fresh?.tasksUsed));
+      const heldOutCurve = { protocol: HELD_OUT_PROTOCOL, tasks: nEval, points };
+      await writeFile(join(dir, 'eval.json'), JSON.stringify({ heldOutTasks: testTasks.length, curve, heldOutCurve }, null, 2) + '\n');
+    };
+    if (args['curve-every'] > 0 && !init) await save(0, true);
+    let s = 0;
+    for (; s < steps; s++) {
+      if (args.budget !== undefined && priorCpu + trainCpu >= args.budget) { log(`\nbudget of ${args.budget} CPU-min reached at step ${s}`); break; }
+      const c0 = cpuMinutes();
       const lr = peakLr * schedule(s, steps);
-      const r = args.batching === 'padded' ? await model.trainStep(referenceSftBatch(pick, BUCKETS), { lr })
-        : await model.trainStepPacked(packedSftBatches(pick, modelDims(cfg)), { lr });
+      let pick: SftRow[];
+      if (byConversation) pick = (fresh ? await fresh.next(batchSize) : Array.from({ length: batchSize }, () => conversations[rng.int(conversations.length)])).flat();
+      else pick = pickSftRows(rows, rng, batchSize, BUCKETS);
+      const packed = packedSftBatches(pick, modelDims(cfg));
+      const r = args.batching === 'padded' ? await model.trainStep(referenceSftBatch(pick, BUCKETS), { lr }) : await model.trainStepPacked(packed, { lr });
+      trained += pick.reduce((a, row) => a + row.weights.filter((w, i) => i > 0 && w > 0).length, 0);
+      processed += packed.reduce((a, b) => a + b.batch * b.seq, 0);
       ema = Number.isNaN(ema) ? r.loss : 0.95 * ema + 0.05 * r.loss;
-      if (s % 10 === 0 || s === steps - 1) curve.push({ step: s, loss: r.loss });
-      bar.tick(`loss ${ema.toFixed(3)} longest row ${T}`);
+      trainCpu += cpuMinutes() - c0;
+      if (s % 10 === 0 || s === steps - 1) curve.push({ step: priorSteps + s, loss: r.loss });
+      bar.tick(`loss ${ema.toFixed(3)} cpu ${(priorCpu + trainCpu).toFixed(1)}m trained/processed ${(trained / Math.max(1, processed)).toFixed(2)}`);
+      if (args['curve-every'] > 0 && trainCpu - lastCurve >= args['curve-every']) {
+        lastCurve = trainCpu;
+        await save(s + 1, true);
+        const last = points.slice(-2 * worlds.length);
+        log(`\n  step ${priorSteps + s + 1}, ${(priorCpu + trainCpu).toFixed(1)} CPU-min: ${last.map((p) => `${p.world}/${p.difficulty} ${(100 * p.success).toFixed(0)}% [${(100 * p.ci95[0]).toFixed(0)}, ${(100 * p.ci95[1]).toFixed(0)}]`).join('  ')}`);
+      }
     }
     bar.done();
     const secs = (Date.now() - t0) / 1000;
-    const dir = join(outDir, name);
-    await writeModelFolder(dir, {
-      config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
-      meta: { size, seed, steps: priorSteps + steps, init: initDir, batch: batchSize, lr: peakLr, worlds, trainTasks: trainTasks.length, examples: rows.length, finalLoss: ema, trainSeconds: Math.round(secs), profile },
-    });
+    await save(s, args['curve-every'] > 0 && trainCpu > lastCurve);
     const evals = await evaluateFolder(dir, testTasks, log);
-    await writeFile(join(dir, 'eval.json'), JSON.stringify({ heldOutTasks: testTasks.length, curve, evals }, null, 2) + '\n');
-    summary[name] = { params: countParams(cfg), finalLoss: Number(ema.toFixed(4)), trainSeconds: Math.round(secs), evals };
+    const heldOutCurve = { protocol: HELD_OUT_PROTOCOL, tasks: nEval, points };
+    await writeFile(join(dir, 'eval.json'), JSON.stringify({ heldOutTasks: testTasks.length, curve, heldOutCurve, evals }, null, 2) + '\n');
+    summary[name] = { params: countParams(cfg), finalLoss: Number(ema.toFixed(4)), trainSeconds: Math.round(secs), cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), trainedPerProcessed: Number((trained / Math.max(1, processed)).toFixed(3)), evals };
   }
   console.log(JSON.stringify(summary, null, 2));
+}
+
+const HELD_OUT_PROTOCOL = 'greedy (temperature 0, one sample per task), real environment, the first N test-split tasks of each world (all difficulties, and difficulty 1 alone); success = final state equals the expert\'s and every checklist item passed; 95% bootstrap interval over tasks (2,000 resamples); cpuMinutes = process CPU time of training (all threads), evaluation excluded';
+
+/** Held-out success at one point of training: all test tasks and difficulty-1 test tasks, per world. */
+async function heldOutPoints(dir: string, step: number, cpu: number, seen?: number): Promise<CurvePoint[]> {
+  const folder = await loadModelFolder(dir);
+  const sampler = await samplerFromFolder(folder, nodeRuntime());
+  const profile = profileFromConfig(folder.rawConfig);
+  const out: CurvePoint[] = [];
+  for (const w of worlds) {
+    for (const difficulty of ['all', 1] as const) {
+      const tasks = getWorld(w).tasks({ split: 'test', count: nEval, difficulty: difficulty === 'all' ? undefined : difficulty });
+      const { trajectories, result } = await evaluate(tasks, sampler, { mode: 'real', rollout: rolloutSettings(profile) });
+      const ok = trajectories.map((t) => (t.verdict?.outcome?.passed && (t.verdict?.score ?? 0) >= 1 - 1e-9 ? 1 : 0));
+      const est = bootstrap(ok, { seed: 0 });
+      out.push({ step, cpuMinutes: Number(cpu.toFixed(2)), world: w, difficulty, success: result.success, ci95: est.ci95, checklist: Number(result.checklist.toFixed(4)), trainTasksSeen: seen });
+    }
+  }
+  await sampler.release();
+  return out;
 }
 
 /** Linear warm-up over 5% of the steps, then cosine decay to 10% of the peak. */
@@ -133,6 +253,7 @@ function schedule(s: number, total: number): number {
 export async function evaluateFolder(dir: string, tasks: Task[], log: (s: string) => void) {
   const folder = await loadModelFolder(dir);
   const sampler = await samplerFromFolder(folder, nodeRuntime());
+  const profile = profileFromConfig(folder.rawConfig);
   const out: Record<string, Record<string, EvalResult>> = {};
   for (const w of [...new Set(tasks.map((t) => t.world))]) {
     const ts = tasks.filter((t) => t.world === w);

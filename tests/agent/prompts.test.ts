@@ -3,6 +3,7 @@ import { compactFormat } from '../../src/agent/chatTemplate';
 import {
   actPrompt, buildActMessages, compactTool, flattenConversation, matchingHint, referenceHints, rehearsePrompt, rehearseUser, trimHistory,
 } from '../../src/agent/prompts';
+import { LEAN_PROFILE, TINY_PROFILE } from '../../src/agent/profile';
 import { KV_TOOLS, callOfRehearsePrompt, kvTask } from '../../src/agent/testing';
 import type { Message } from '../../src/envs/types';
 
@@ -54,6 +55,21 @@ describe('prompts', () => {
     const p = rehearsePrompt(compactFormat, input, { style: 'short' });
     expect(p.startsWith('<|system|>Execute the tool call')).toBe(true);
     expect(callOfRehearsePrompt(p)).toEqual(input.call);
+  });
+
+  it('lean prompts (LEAN_PROFILE): tool names only, no policy text, no schema; the call still parses back', () => {
+    const conv: Message[] = [{ role: 'user', content: task.userTurns[0] }];
+    const act = actPrompt(compactFormat, task.policy, KV_TOOLS, conv, LEAN_PROFILE.actPrompt);
+    expect(act).toBe(`<|system|>Tools:\n${KV_TOOLS.map((t) => t.name).join(', ')}<|end|>\n<|user|>${task.userTurns[0]}<|end|>\n<|assistant|>`);
+    expect(act).not.toContain(task.policy);
+    const input = { tools: KV_TOOLS, hints: referenceHints(task.reference), conversation: conv, rawAct: 'RAW', call: { name: 'get', arguments: { key: 'color' } } };
+    const lean = rehearseUser(input, LEAN_PROFILE.rehearsePrompt);
+    expect(lean).not.toContain('schema:');
+    expect(lean).not.toContain('RAW');
+    expect(lean).toContain(`Tools:\n${KV_TOOLS.map((t) => t.name).join(', ')}`);
+    expect(rehearseUser(input)).toContain('schema: {');
+    expect(lean.length).toBeLessThan(rehearseUser(input, TINY_PROFILE.rehearsePrompt).length);
+    expect(callOfRehearsePrompt(rehearsePrompt(compactFormat, input, LEAN_PROFILE.rehearsePrompt))).toEqual(input.call);
   });
 
   it('flattens conversations with inline tool calls', () => {
