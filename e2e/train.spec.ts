@@ -10,7 +10,7 @@ import type { RunRecord } from '../src/app/components/train/runs';
 import { openApp, shot } from './helpers';
 
 const STEPS = 3;
-const HASH = `#/train?t.world=files&t.steps=${STEPS}&t.tasks=1&t.group=2&t.turns=2&t.max=8&t.mb=4&t.lr=0.01&t.seed=3&t.eval=2&t.evaltasks=1&t.ckpt=1`;
+const HASH = `#/train?t.model=builtin:tiny&t.mode=rehearsal&t.diff=0&t.pool=4000&t.world=files&t.steps=${STEPS}&t.tasks=1&t.group=2&t.turns=2&t.max=8&t.mb=4&t.lr=0.01&t.seed=3&t.eval=2&t.evaltasks=1&t.ckpt=1`;
 
 interface Hooks {
   killWorker(): number;
@@ -159,7 +159,7 @@ test('GRPO run in the worker: curves, resume after a killed worker, checkpoint a
 });
 
 test('WebGPU smoke: a destroyed device moves the run to a fresh WASM worker, reported, and it continues', async ({ page }) => {
-  const info = await openApp(page, '?backend=webgpu', `#/train?t.world=files&t.steps=1&t.tasks=1&t.group=2&t.turns=2&t.max=8&t.mb=4&t.seed=3&t.eval=0&t.ckpt=1`);
+  const info = await openApp(page, '?backend=webgpu', `#/train?t.model=builtin:tiny&t.mode=rehearsal&t.diff=0&t.pool=4000&t.world=files&t.steps=1&t.tasks=1&t.group=2&t.turns=2&t.max=8&t.mb=4&t.seed=3&t.eval=0&t.ckpt=1`);
   test.skip(info.kind !== 'webgpu', `no WebGPU here (${info.reason})`);
   // Destroyed before the start, the device fails the first step's first GPU call: SwiftShader is far too
   // slow for a training step, and the path under test is the recovery, not WebGPU numerics. ORT-web does

@@ -4,6 +4,7 @@
 
 import { useEffect, useState } from 'react';
 import type { ModelEntry } from '../worker/protocol';
+import type { HeldOutCurve } from './components/models/pretrainCurve';
 
 /** Parameters of a Llama-style decoder as described by an HF config.json; null when fields are missing. */
 export function llamaParams(c: Record<string, unknown> | null | undefined): number | null {
@@ -36,7 +37,11 @@ export interface HeldOutEval {
   fidelity?: { calls: number; exactRate: number; meanF1: number; errorAgreeRate: number };
   terminations?: Record<string, number>;
 }
-export interface EvalFile { heldOutTasks?: number; note?: string; evals: Record<string, Record<string, HeldOutEval>> }
+export interface EvalFile {
+  heldOutTasks?: number; note?: string; evals: Record<string, Record<string, HeldOutEval>>;
+  /** Held-out success against cumulative pretraining CPU-minutes (src/app/components/models/pretrainCurve.ts). */
+  heldOutCurve?: HeldOutCurve;
+}
 
 const cache = new Map<string, Promise<EvalFile | null>>();
 

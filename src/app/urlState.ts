@@ -3,6 +3,7 @@
 // UI into a state the controls cannot show. `?backend=` and `?threads=` live in the query string because
 // they pick how the worker starts (changing them reloads); everything else is in the hash.
 
+import { TRAIN_DEFAULTS } from './components/train/preset';
 import { DEMO_REQUEST, DEMO_TASK } from './demo/request';
 
 export const PAGES = ['rollout', 'train', 'benchmarks', 'models'] as const;
@@ -52,19 +53,20 @@ export const SCHEMA = {
   'r.ttsstep': int(0, 0, 100000),
   // 1 = run (or step to r.gen) as soon as the page opens, so a shared link shows the same view.
   'autorun': int(0, 0, 1),
-  // Train
-  't.world': str('retail'),
-  't.mode': en(MODES, 'rehearsal'),
-  't.steps': int(20, 1, 100000),
-  't.tasks': int(4, 1, 256),
-  't.group': int(4, 1, 64),
-  't.lr': num(1e-4, 0, 1),
+  // Train: the defaults are the learning run of components/train/preset.ts (a shipped starter on difficulty-1 files tasks).
+  't.world': str(TRAIN_DEFAULTS.world),
+  't.mode': en(MODES, TRAIN_DEFAULTS.mode),
+  't.steps': int(TRAIN_DEFAULTS.steps, 1, 100000),
+  't.tasks': int(TRAIN_DEFAULTS.tasksPerStep, 1, 256),
+  't.group': int(TRAIN_DEFAULTS.groupSize, 1, 64),
+  't.lr': num(TRAIN_DEFAULTS.lr, 0, 1),
   't.kl': num(0, 0, 10),
   't.clip': num(0.2, 0, 10),
   't.adv': en(ADVANTAGES, 'role-wise'),
   't.seed': int(0, 0, 2 ** 31 - 1),
-  't.model': str('builtin:tiny'),
-  't.diff': int(0, 0, 3),
+  't.model': str(TRAIN_DEFAULTS.model),
+  't.diff': int(TRAIN_DEFAULTS.difficulty, 0, 3),
+  't.pool': int(TRAIN_DEFAULTS.taskPool, 1, 100000),
   't.std': en(STD_NORMS, 'none'),
   't.agg': en(LOSS_AGGS, 'token-mean'),
   't.cliph': num(0.2, 0, 10),
@@ -72,17 +74,17 @@ export const SCHEMA = {
   't.kltype': en(KL_TYPES, 'none'),
   't.wd': num(0.01, 0, 1),
   't.gclip': num(1, 0, 1000),
-  't.temp': num(1, 0, 2),
-  't.turns': int(2, 1, 64),
+  't.temp': num(TRAIN_DEFAULTS.temperature, 0, 2),
+  't.turns': int(TRAIN_DEFAULTS.maxTurns, 1, 64),
   't.reward': en(REWARDS, 'checklist'),
   't.empty': num(-0.1, -1, 0),
   't.errrew': en(ERROR_REWARD_RULES, 'keep-completed-turns'),
   't.judgeon': en(JUDGE_ON_CHOICES, 'transcript'),
   't.mb': int(8, 1, 64),
-  't.max': int(16, 0, 4096),
-  't.eval': int(5, 0, 100000),
-  't.evaltasks': int(4, 1, 256),
-  't.ckpt': int(5, 0, 100000),
+  't.max': int(TRAIN_DEFAULTS.maxNewTokens, 0, 4096),
+  't.eval': int(TRAIN_DEFAULTS.evalEvery, 0, 100000),
+  't.evaltasks': int(TRAIN_DEFAULTS.evalTasks, 1, 256),
+  't.ckpt': int(TRAIN_DEFAULTS.checkpointEvery, 0, 100000),
   // Benchmarks
   'b.world': str('retail'),
   'b.tasks': int(8, 1, 1000),

@@ -14,6 +14,11 @@ export interface RunSpec extends Partial<TrainConfig> {
   world?: string;
   /** Difficulty filter for training tasks (1–3), or all. */
   difficulty?: number;
+  /**
+   * Training tasks come from the first this-many seeds of the train split (default TRAIN_TASK_POOL). A small
+   * pool is met again and again, so a short run can show its policy improving on the tasks it trains on.
+   */
+  taskPool?: number;
 }
 
 export class ConfigError extends Error {
@@ -21,14 +26,15 @@ export class ConfigError extends Error {
 }
 
 export function makeTrainer(folder: ModelFolder, runtime: Runtime, spec: RunSpec, opts: { runId: string; store?: CheckpointStore; log?: (s: string) => void }): GrpoTrainer {
-  const { world: worldName = 'files', difficulty, ...rest } = spec;
+  const { world: worldName = 'files', difficulty, taskPool = TRAIN_TASK_POOL, ...rest } = spec;
   const v = validateTrainConfig(rest);
-  if (!v.ok) throw new ConfigError(v.errors);
+  const poolOk = Number.isSafeInteger(taskPool) && taskPool >= 1;
+  if (!v.ok || !poolOk) throw new ConfigError([...(v.ok ? [] : v.errors), ...(poolOk ? [] : [`taskPool must be a positive integer (got ${JSON.stringify(taskPool)})`])]);
   let world;
   try { world = getWorld(worldName); } catch (e) { throw new ConfigError([(e as Error).message]); }
   const cfg = v.config;
   // A fixed pool of training seeds; each step draws from it by hash so a resumed run draws the same tasks.
-  const pool = world.seeds({ split: 'train', difficulty, count: TRAIN_TASK_POOL });
+  const pool = world.seeds({ split: 'train', difficulty, count: taskPool });
   const evalTasks = world.tasks({ split: 'test', difficulty, count: cfg.evalTasks });
   return new GrpoTrainer(cfg, {
     runtime,

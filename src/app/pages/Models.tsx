@@ -8,6 +8,7 @@ import { Empty, ErrorBox, Field, fmt, fmtBytes, Metric, NotAvailable, Panel } fr
 import { useRpc } from '../components/useRpc';
 import { useApp } from '../store';
 import { api } from '../worker';
+import { PretrainCurve } from '../components/models/PretrainCurve';
 import { HfModelsPanel } from '../components/models/HfModels';
 
 export function ModelsPage() {
@@ -67,7 +68,7 @@ export function ModelsPage() {
               </div>
             </div>
             <div className="subhead">held-out evaluation (eval.json)</div>
-            <HeldOut file={evalFile.data} error={evalFile.error} shipped={selected.files.some((f) => f.path === 'eval.json')} params={llamaParams(selected.config)} />
+            <HeldOut name={selected.name} file={evalFile.data} error={evalFile.error} shipped={selected.files.some((f) => f.path === 'eval.json')} params={llamaParams(selected.config)} />
             <div className="subhead">sample</div>
             <div className="fields">
               <Field k="m.prompt" label="prompt" wide />
@@ -132,7 +133,7 @@ export function ModelsPage() {
 }
 
 /** The folder's shipped held-out results: per world and mode, the same numbers the Benchmarks page computes. */
-function HeldOut(props: { file: EvalFile | null; error: string | null; shipped: boolean; params: number | null }) {
+function HeldOut(props: { name: string; file: EvalFile | null; error: string | null; shipped: boolean; params: number | null }) {
   const f = props.file;
   return (
     <div data-testid="model-heldout">
@@ -153,6 +154,8 @@ function HeldOut(props: { file: EvalFile | null; error: string | null; shipped: 
         </table>
       )}
       {f?.note && <div className="muted">{f.note}</div>}
+      <div className="subhead">pretraining curve</div>
+      {f || !props.shipped ? <PretrainCurve name={props.name} curve={f?.heldOutCurve} /> : null}
     </div>
   );
 }

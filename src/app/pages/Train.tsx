@@ -12,12 +12,13 @@ import {
   isLive, killWorker, pauseRun, removeRun, resumeRun, startRun, stepRun, stopRun, toggleRun, useRuns, type RunRecord,
 } from '../components/train/runs';
 import { trainWorker } from '../components/train/client';
+import { DEFAULT_TRAIN_STARTER, TINY_MODEL_ID, watchingLine } from '../components/train/preset';
 import { ErrorBox, Field, fmt, fmtBytes, Panel } from '../components/ui';
 import { useModelIndex } from '../modelIndex';
 import { useApp } from '../store';
 import type { Settings } from '../urlState';
 
-const TINY = 'builtin:tiny';
+const TINY = TINY_MODEL_ID;
 
 /** Each variant is a (rollout mode, advantage grouping) pair, so the URL's two keys encode it. */
 const PRESETS: { variant: VariantName; mode: string; adv: string; note: string }[] = [
@@ -36,7 +37,7 @@ export function variantFor(mode: string, adv: string): VariantName {
 
 export function specFromSettings(s: Settings): RunSpec {
   return {
-    world: s['t.world'], difficulty: s['t.diff'] || undefined,
+    world: s['t.world'], difficulty: s['t.diff'] || undefined, taskPool: s['t.pool'],
     variant: variantFor(s['t.mode'], s['t.adv']), seed: s['t.seed'], steps: s['t.steps'],
     tasksPerStep: s['t.tasks'], groupSize: s['t.group'],
     stdNorm: s['t.std'] as RunSpec['stdNorm'], lossAggMode: s['t.agg'] as RunSpec['lossAggMode'],
@@ -150,7 +151,14 @@ export function TrainPage() {
   // Start the training worker's ORT init while the user reads the settings, not after Start.
   useEffect(() => { trainWorker(); }, []);
 
-  const modelUrl = s['t.model'] === TINY ? TINY : (models?.find((m) => m.name === s['t.model'])?.url ?? `/models/${s['t.model']}/`);
+  // The default starter may be renamed or removed from models/: then the run says so and uses the tiny model.
+  const starterMissing = s['t.model'] === DEFAULT_TRAIN_STARTER && models !== null && !models.some((m) => m.name === DEFAULT_TRAIN_STARTER);
+  const modelUrl = s['t.model'] === TINY || starterMissing ? TINY : (models?.find((m) => m.name === s['t.model'])?.url ?? `/models/${s['t.model']}/`);
+  const watching = watchingLine({
+    variant: VARIANTS[variant].label.split(' (')[0],
+    model: starterMissing ? TINY : s['t.model'], world: s['t.world'], difficulty: s['t.diff'], pool: s['t.pool'], tasks: s['t.tasks'], group: s['t.group'],
+    evalEvery: s['t.eval'], evalTasks: s['t.evaltasks'], fallback: starterMissing,
+  });
   const live = active ? isLive(active) && !active.interrupted : false;
   const canContinue = Boolean(active && !live && active.status?.state !== 'done' && active.status?.state !== 'error' || active?.status?.state === 'error' && active.checkpointStep > 0);
 
@@ -196,6 +204,7 @@ export function TrainPage() {
           <Field k="t.model" label="model" options={modelOptions} wide />
           <Field k="t.world" label="world" options={worldOptions.length ? worldOptions : undefined} />
           <Field k="t.diff" label="difficulty (0 = all)" />
+          <Field k="t.pool" label="task pool (train seeds)" title="training tasks are drawn from the first this-many seeds of the train split; a small pool is met again and again" />
           <Field k="t.mode" label="rollout mode" />
           <Field k="t.adv" label="advantage" />
           <Field k="t.seed" label="seed" />
@@ -241,6 +250,7 @@ export function TrainPage() {
       </Panel>
 
       <div style={{ display: 'flex', flexDirection: 'column', gap: 8, minWidth: 0 }}>
+        <div className={starterMissing ? 'not-available' : 'muted'} role="note" data-testid="train-watching">{watching}</div>
         <Panel title={active ? `Run ${active.label}` : 'Run'} testId="train-progress"
           right={active ? <span data-testid="train-state">{stateText(active)}{active.error && stateText(active) === 'error' ? `: ${active.error.slice(0, 80)}` : ''}</span> : null}>
           {active?.error && <div className="top-error" data-testid="train-error-top"><ErrorBox error={active.error} /></div>}
@@ -251,7 +261,7 @@ export function TrainPage() {
               <span className="muted"> (drops step {pausing}; resumes from checkpoint @{active?.checkpointStep ?? 0})</span>
             </div>
           )}
-          {!active || !p ? <div className="empty">Pick a preset and press Start. A tiny model is built in the worker, so the first run needs no download.</div> : (
+          {!active || !p ? <div className="empty">Pick a preset and press Start. {modelUrl === TINY ? 'A tiny model is built in the worker, so the first run needs no download.' : `The worker loads ${s['t.model']} from models/ first.`}</div> : (
             <>
               <div className="actions" style={{ justifyContent: 'space-between' }}>
                 <span data-testid="train-step">step {p.done} / {p.total}</span>
