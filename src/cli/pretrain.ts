@@ -30,7 +30,7 @@ import { modelDims } from '../engine/packing';
 import { Rng } from '../engine/rng';
 import { nodeRuntime } from '../engine/runtime-node';
 import { samplerFromFolder } from '../engine/sampler';
-import { BPETokenizer, DEFAULT_SPECIAL_TOKENS, trainBPE } from '../engine/tokenizer';
+import { BPETokenizer, DEFAULT_SPECIAL_TOKENS, trainBPE, type Pretokenizer } from '../engine/tokenizer';
 import { Model } from '../engine/trainer-core';
 import { getWorld } from '../envs/worlds/index';
 import type { Task } from '../envs/types';
@@ -65,6 +65,7 @@ const cli = defineCli({
     hidden: { type: 'int', help: 'override the preset: hidden size', min: 8 },
     heads: { type: 'int', help: 'override the preset: attention heads', min: 1 },
     inter: { type: 'int', help: 'override the preset: MLP size', min: 8 },
+    pretokenizer: { type: 'string', help: "tokenizer pieces: 'words' keeps a word's leading space apart, so names copy as the same ids (new tokenizers only)", default: 'gpt2', choices: ['gpt2', 'words'] },
     'curve-every': { type: 'number', help: 'evaluate held-out success every so many training CPU-minutes (0 = only at the end)', default: 0, min: 0 },
     budget: { type: 'number', help: 'stop after this many training CPU-minutes (cumulative with --init\'s)', min: 0 },
     'no-run': { type: 'boolean', help: 'parse only' },
@@ -134,7 +135,7 @@ async function main() {
 
   // Pass 1 (character-count budget) gives the tokenizer corpus.
   const tokJson = init ? init.tokenizerJson : trainBPE((await sftExamples(trainTasks, { rollout: rolloutSettings(profile) })).examples.map((e) => e.prompt + e.target),
-    { vocabSize: vocab, specialTokens: DEFAULT_SPECIAL_TOKENS, addedTokens: PROTOCOL_TOKENS });
+    { vocabSize: vocab, specialTokens: DEFAULT_SPECIAL_TOKENS, addedTokens: PROTOCOL_TOKENS, pretokenizer: args.pretokenizer as Pretokenizer });
   const tok = new BPETokenizer(tokJson);
   log(`tokenizer: ${tok.vocabSize} tokens`);
 

@@ -15,6 +15,34 @@ export const DEFAULT_SPECIAL_TOKENS = [
 // make the two encoders split differently.
 const SPLIT_RE = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
 
+/**
+ * 'words' pre-tokenization: letters, digits, punctuation and whitespace each form their own pieces, so a
+ * word never carries its leading space. A name then has the same token ids in prose (" the drafts folder")
+ * and in a JSON argument ("folder":"drafts"): copying it is a pure copy of ids, which a small model learns
+ * far sooner than a per-name " drafts" → "drafts" mapping. Written to tokenizer.json as a Split (isolated)
+ * + ByteLevel (no regex) sequence, which @huggingface/tokenizers and transformers.js read.
+ */
+export const WORDS_PATTERN = '\\p{L}+|\\p{N}+|[^\\s\\p{L}\\p{N}]+|\\s+';
+const WORDS_RE = new RegExp(WORDS_PATTERN, 'gu');
+export type Pretokenizer = 'gpt2' | 'words';
+
+type ByteLevelPre = { type: 'ByteLevel'; add_prefix_space: boolean; trim_offsets: boolean; use_regex: boolean };
+type WordsPre = { type: 'Sequence'; pretokenizers: [{ type: 'Split'; pattern: { Regex: string }; behavior: 'Isolated'; invert: false }, ByteLevelPre] };
+
+function preTokenizerJson(kind: Pretokenizer): ByteLevelPre | WordsPre {
+  const bl = { type: 'ByteLevel' as const, add_prefix_space: false, trim_offsets: true };
+  if (kind === 'gpt2') return { ...bl, use_regex: true };
+  return { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: WORDS_PATTERN }, behavior: 'Isolated', invert: false }, { ...bl, use_regex: false }] };
+}
+
+/** The split regex a tokenizer.json's pre_tokenizer implies; a clear error for shapes we do not encode. */
+function splitRegexOf(pre: TokenizerJSON['pre_tokenizer']): RegExp {
+  if (pre?.type === 'ByteLevel' && pre.use_regex !== false) return SPLIT_RE;
+  if (pre?.type === 'Sequence' && pre.pretokenizers?.[0]?.type === 'Split' && pre.pretokenizers[0].pattern?.Regex === WORDS_PATTERN
+    && pre.pretokenizers[1]?.type === 'ByteLevel' && pre.pretokenizers[1].use_regex === false) return WORDS_RE;
+  throw new Error(`tokenizer.json: unsupported pre_tokenizer ${JSON.stringify(pre).slice(0, 200)} (supported: ByteLevel with its regex, or the 'words' Split + ByteLevel sequence)`);
+}
+
 /** GPT-2 byte→printable-char table: printable Latin-1 bytes map to themselves, the rest to U+0100…. */
 export const BYTE_TO_CHAR: string[] = (() => {
   const bs: number[] = [];
@@ -38,7 +66,7 @@ export interface TokenizerJSON {
   padding: null;
   added_tokens: Array<{ id: number; content: string; single_word: boolean; lstrip: boolean; rstrip: boolean; normalized: boolean; special: boolean }>;
   normalizer: null;
-  pre_tokenizer: { type: 'ByteLevel'; add_prefix_space: boolean; trim_offsets: boolean; use_regex: boolean };
+  pre_tokenizer: ByteLevelPre | WordsPre;
   post_processor: null;
   decoder: { type: 'ByteLevel'; add_prefix_space: boolean; trim_offsets: boolean; use_regex: boolean };
   model: {
@@ -58,6 +86,8 @@ export interface TrainOptions {
   addedTokens?: readonly string[];
   /** Pairs seen fewer times than this are never merged (stops early on tiny corpora). */
   minFrequency?: number;
+  /** How text is cut into pieces before BPE (default 'gpt2', the ByteLevel regex). */
+  pretokenizer?: Pretokenizer;
   onProgress?: (merges: number, target: number) => void;
 }
 
@@ -141,11 +171,12 @@ export function trainBPE(corpus: string | Iterable<string>, opts: TrainOptions):
 
   const wordCounts = new Map<string, number>();
   const split = specialSplitter(specials);
+  const pieceRe = (opts.pretokenizer ?? 'gpt2') === 'words' ? WORDS_RE : SPLIT_RE;
   const docs = typeof corpus === 'string' ? [corpus] : corpus;
   for (const doc of docs) {
     const parts = split(doc);
     for (let p = 0; p < parts.length; p += 2) {
-      for (const m of parts[p].matchAll(SPLIT_RE)) {
+      for (const m of parts[p].matchAll(pieceRe)) {
         const w = m[0];
         wordCounts.set(w, (wordCounts.get(w) ?? 0) + 1);
       }
@@ -242,7 +273,7 @@ export function trainBPE(corpus: string | Iterable<string>, opts: TrainOptions):
       id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: id < specialList.length,
     })),
     normalizer: null,
-    pre_tokenizer: { type: 'ByteLevel', ...bl },
+    pre_tokenizer: preTokenizerJson(opts.pretokenizer ?? 'gpt2'),
     post_processor: null,
     decoder: { type: 'ByteLevel', ...bl },
     model: {
@@ -272,12 +303,14 @@ export class BPETokenizer {
   private readonly ranks: Map<number, number>;  // pair key (idA*2^16+idB) → merge rank
   private readonly mergeTo: Map<number, number>; // pair key → merged id
   private readonly split: (t: string) => string[];
+  private readonly pieceRe: RegExp;
   private readonly cache = new Map<string, number[]>();
   private readonly byteIds: Int32Array;
   private readonly byteCache: (Uint8Array | undefined)[] = [];
 
   constructor(readonly json: TokenizerJSON) {
     const vocab = json.model.vocab;
+    this.pieceRe = splitRegexOf(json.pre_tokenizer);
     let max = -1;
     for (const id of Object.values(vocab)) max = Math.max(max, id);
     for (const t of json.added_tokens) max = Math.max(max, t.id);
@@ -353,7 +386,7 @@ export class BPETokenizer {
     const parts = opts.allowSpecial === false ? [text] : this.split(text);
     for (let p = 0; p < parts.length; p++) {
       if (p % 2 === 1) { out.push(this.addedIdOf.get(parts[p])!); continue; }
-      for (const m of parts[p].matchAll(SPLIT_RE)) {
+      for (const m of parts[p].matchAll(this.pieceRe)) {
         const ids = this.bpeWord(m[0]);
         for (let i = 0; i < ids.length; i++) out.push(ids[i]);
       }

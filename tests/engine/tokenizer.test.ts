@@ -59,6 +59,29 @@ describe('tokenizer', () => {
     expect(ours.decode(ours.encode('a<|eos|>b'), { skipSpecialTokens: true })).toBe('ab');
   });
 
+  it("'words' pre-tokenizer: a name has the same ids in prose and in JSON; agrees with @huggingface/tokenizers", () => {
+    const corpus = syntheticCorpus(100_000, 5) + ' in the drafts folder {"folder":"drafts"} order #W2213 {"order_id":"#W2213"}\n'.repeat(40);
+    const wj = trainBPE(corpus, { vocabSize: 600, addedTokens: PROTOCOL_TOKENS, pretokenizer: 'words' });
+    const w = new BPETokenizer(wj);
+    const prose = w.encode('How many lines are in the drafts folder?'), json = w.encode('{"folder":"drafts"}');
+    const drafts = w.encode('drafts');
+    const has = (xs: number[], sub: number[]) => xs.some((_, i) => sub.every((t, j) => xs[i + j] === t));
+    expect(has(prose, drafts) && has(json, drafts)).toBe(true);
+    // The default (GPT-2) pieces glue the space to the word, so the prose ids differ there.
+    expect(has(ours.encode('in the drafts folder'), ours.encode('drafts'))).toBe(false);
+    const cfg = tokenizerConfig({ addedTokens: wj.added_tokens, bos: '<|bos|>', eos: '<|eos|>', pad: '<|pad|>', maxLength: 512 });
+    const whf = new Tokenizer(JSON.parse(JSON.stringify(wj)), cfg as never);
+    for (const s of [...samples, 'My email is olga.diaz99@example.com. Order #W2213?', '{"name":"cd","arguments":{"folder":"drafts"}}']) {
+      const ids = w.encode(s);
+      expect(w.decode(ids)).toBe(s);
+      expect(whf.encode(s, { add_special_tokens: true }).ids).toEqual(ids);
+    }
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), (s) => {
+      expect(whf.encode(s, { add_special_tokens: false }).ids).toEqual(w.encode(s, { allowSpecial: false }));
+    }), { numRuns: 200, seed: 7 });
+    expect(() => new BPETokenizer({ ...wj, pre_tokenizer: { type: 'Whitespace' } as never })).toThrow(/unsupported pre_tokenizer/);
+  });
+
   it('round trips arbitrary unicode and agrees with HF (property)', () => {
     const piece = fc.oneof(
       fc.string({ unit: 'grapheme', maxLength: 40 }),
