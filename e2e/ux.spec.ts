@@ -17,26 +17,69 @@ const docShot = (name: string) => `docs/screenshots/${name}.png`;
 
 async function hashOf(page: Page): Promise<string> { return decodeURIComponent(new URL(page.url()).hash); }
 
-test('first paint: the shipped trace with rehearsed vs real panels, no click; auto mode on a fallback adapter ends on the faster backend', async ({ page }) => {
+/**
+ * Loads '/' and times, in the page, when the demo banner and both panels of a Rehearse row are first on
+ * screen: an observer installed at document start (independent of the app's own mark) looks every
+ * animation frame for all three laid out with a size and records performance.now(), i.e. ms since
+ * navigation start. No click; waits for them to appear.
+ */
+async function firstPaint(page: Page): Promise<{ seenAt: number; paintedAt: number; dcl: number; appStart: number }> {
+  await page.addInitScript(() => {
+    const shown = (root: Element, id: string) => {
+      const el = root.querySelector(`[data-testid=${id}]`);
+      if (!el) return false;
+      const r = el.getBoundingClientRect();
+      return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden';
+    };
+    const tick = () => {
+      const tl = document.querySelector('[data-testid=rollout-timeline]');
+      if (tl && ['demo-banner', 'imagined-panel', 'real-panel'].every((id) => shown(tl, id))) {
+        (window as unknown as { __firstTraceFrame: number }).__firstTraceFrame = performance.now();
+        return;
+      }
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  await page.goto('/');
+  const timeline = page.getByTestId('rollout-timeline');
+  await expect(timeline.getByTestId('demo-banner')).toBeVisible({ timeout: 30_000 });
+  await expect(timeline.getByTestId('imagined-panel').first()).toBeVisible();
+  await expect(timeline.getByTestId('real-panel').first()).toBeVisible();
+  await page.waitForFunction(() => (window as unknown as { __firstTraceFrame?: number }).__firstTraceFrame !== undefined);
+  const [seenAt, paintedAt, dcl, appStart] = await page.evaluate(() => [
+    (window as unknown as { __firstTraceFrame: number }).__firstTraceFrame,
+    performance.getEntriesByName('envace-demo-painted')[0]?.startTime ?? NaN,
+    (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd,
+    performance.getEntriesByName('envace-app-start')[0]?.startTime ?? NaN,
+  ]);
+  return { seenAt: seenAt!, paintedAt: paintedAt!, dcl: dcl!, appStart: appStart! };
+}
+
+test('first paint: the shipped trace with rehearsed vs real panels, no click; auto mode on a fallback adapter ends on the faster backend', async ({ page, browser }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   const consoleErrors: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  await page.goto('/');
-  // Within 3 s of navigation start and without a click: the demo banner and both panels of a Rehearse row.
+  // Warm the static server (a host serving dist/ has no first-request cost); every page below is a fresh
+  // browser context, so nothing comes from the browser's cache.
+  for (const u of ['/', '/models/index.json']) await page.request.get(u);
+  // Three fresh loads: on a shared 2-core box one load can lose a second to other jobs, so the figure
+  // asserted is the median of three. The extra two come first and are closed (their workers with them),
+  // so no page's start-up work overlaps another's load; this test's page is the last.
+  const more: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    more.push((await firstPaint(await ctx.newPage())).seenAt);
+    await ctx.close();
+  }
+  const first = await firstPaint(page);
   const timeline = page.getByTestId('rollout-timeline');
-  await expect(timeline.getByTestId('demo-banner')).toBeVisible({ timeout: 3_000 });
-  await expect(timeline.getByTestId('imagined-panel').first()).toBeVisible({ timeout: 3_000 });
-  await expect(timeline.getByTestId('real-panel').first()).toBeVisible({ timeout: 3_000 });
-  // Measured in the page, from navigation start to the frame that drew the trace.
-  const [paintedAt, nav, appStart] = await page.evaluate(() => [
-    performance.getEntriesByName('envace-demo-painted')[0]?.startTime ?? Infinity,
-    (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd,
-    performance.getEntriesByName('envace-app-start')[0]?.startTime ?? NaN,
-  ]);
-  console.log(`[ux] demo trace painted at ${paintedAt.toFixed(0)} ms after navigation start (app code started ${appStart.toFixed(0)} ms, DOMContentLoaded ${nav.toFixed(0)} ms)`);
-  // Soft: the rest of this test still runs (and is reported) when the box is too loaded to paint in time.
-  expect.soft(paintedAt).toBeLessThan(3_000);
+  const all = [first.seenAt, ...more].sort((a, b) => a - b);
+  const median = all[1]!;
+  console.log(`[ux] first paint (banner + rehearsed and real panels on screen, ms after navigation start, fresh context each): ${[...more, first.seenAt].map((x) => x.toFixed(0)).join(', ')}; median ${median.toFixed(0)} ms (last load: app mark ${first.paintedAt.toFixed(0)} ms, app code started ${first.appStart.toFixed(0)} ms, DOMContentLoaded ${first.dcl.toFixed(0)} ms)`);
+  // The issue's figure: within 3 s of load, no click.
+  expect(median).toBeLessThan(3_000);
   await expect(timeline.getByTestId('field-diff').first()).toBeAttached();
   // Honest labels: the required item ticked on an imagined result is marked, with the real verdict beside it.
   const ticked = timeline.locator('[data-testid=checklist-item][data-imagined=true]').first();
@@ -137,7 +180,10 @@ test('numeric fields keep what is typed, commit on Enter or blur, refuse visibly
 });
 
 test('Cancel stops a running rollout; a saved and reloaded trace shows its checklist questions', async ({ page }) => {
-  await openApp(page, '?backend=wasm', '#/rollout?r.k=8&r.turns=16');
+  // A long batch on purpose: at temperature 2 the policy rarely emits a stop, so the first round's batch of
+  // 8 generations runs to the token cap (over a minute on WASM here); a cancel that waited for the end of
+  // the batch, as before, would take far longer than 2 s.
+  await openApp(page, '?backend=wasm', '#/rollout?r.k=8&r.turns=16&r.temp=2&r.max=1024');
   const run = page.getByRole('button', { name: 'Run', exact: true });
   await expect(run).toBeEnabled({ timeout: 60_000 });
 
@@ -147,14 +193,30 @@ test('Cancel stops a running rollout; a saved and reloaded trace shows its check
 
   await run.click();
   const counts = page.getByTestId('rollout-progress-counts');
-  await expect(counts).toContainText(/rounds [1-9]\d* of at most \d+/, { timeout: 60_000 });
-  await expect(page.getByTestId('rollout-progress')).toContainText('ETA');
+  await expect(counts).toContainText(/rounds 0 of at most \d+/, { timeout: 60_000 });
+  // Well inside the first batch (its prefill is done, decoding is under way).
+  await page.waitForTimeout(1_500);
+  await expect(counts).toContainText(/rounds 0 of at most \d+/);
   const t0 = Date.now();
-  await page.getByTestId('rollout-cancel').click();
-  // The worker checks between batches of generations: one batch at most runs on after the click.
-  await expect(page.getByTestId('rollout-cancelled')).toContainText('rollout stopped after', { timeout: 60_000 });
-  const stoppedMs = Date.now() - t0;
-  console.log(`[ux] cancel took effect after ${stoppedMs} ms`);
+  // dispatchEvent: no actionability waits (seconds on a loaded box); the page times click → rejection.
+  await page.getByTestId('rollout-cancel').dispatchEvent('click');
+  // The worker checks before every forward pass (prefill or decode step), inside a batch of generations.
+  const cancelled = page.getByTestId('rollout-cancelled');
+  await expect(cancelled).toContainText('rollout stopped after', { timeout: 60_000 });
+  const wallMs = Date.now() - t0;
+  const cancelMs = Number(await cancelled.getAttribute('data-cancel-ms'));
+  const msg = (await cancelled.textContent())!;
+  console.log(`[ux] rollout cancel: stopped ${cancelMs} ms after the click (${wallMs} ms as Playwright saw it): ${msg}`);
+  expect(cancelMs).toBeGreaterThan(0);
+  expect(cancelMs).toBeLessThan(2_000);
+  // Stopped inside the first round's batch, not at its end.
+  expect(msg).toContain('rollout stopped after 0 rounds (0 generations), inside round 1');
+  // The worker is free again: its next call is answered at once.
+  const t1 = Date.now();
+  await page.evaluate(() => window.__envace!.api.taskInfo('files'));
+  const freeMs = Date.now() - t1;
+  console.log(`[ux] the worker answered the next call ${freeMs} ms after the cancel`);
+  expect(freeMs).toBeLessThan(2_000);
   await expect(run).toBeEnabled();
   await expect(page.getByTestId('rollout-progress')).toHaveCount(0);
   // The previous view (the shipped trace) is kept, not replaced by a half-finished run.
@@ -167,6 +229,49 @@ test('Cancel stops a running rollout; a saved and reloaded trace shows its check
   await expect(item).toBeVisible({ timeout: 30_000 });
   await expect(item.getByTestId('checklist-required')).toBeVisible();
   await expect(page.getByTestId('checklist').first()).not.toContainText(/t0\.\d w /);
+});
+
+test('Train shows progress inside a step: rollout rounds and generations, then the update, from the worker', async ({ page }) => {
+  // Minutes on a loaded 2-core box (the worker's ORT start, the model's training graphs, one step); ~1 min quiet.
+  test.setTimeout(900_000);
+  // files-starter-small: trained on files tasks, so its trajectories run several rounds (the built-in tiny
+  // model's end at the first Act with a parse error: one round).
+  await openApp(page, '?backend=wasm', '#/train?t.model=files-starter-small&t.world=files&t.steps=1&t.tasks=2&t.group=4&t.turns=4&t.max=24&t.mb=8&t.seed=5&t.eval=0&t.ckpt=0');
+  await expect(page.getByTestId('train-presets')).toBeVisible();
+  // Every state of the in-step line as the page drew it, with the step counter beside it at that moment.
+  await page.evaluate(() => {
+    const seen: Record<string, string>[] = [];
+    (window as unknown as { __inStep: typeof seen }).__inStep = seen;
+    const read = () => {
+      const el = document.querySelector('[data-testid=train-step-progress]');
+      if (!el) return;
+      const row: Record<string, string> = { counter: document.querySelector('[data-testid=train-step]')?.textContent ?? '', text: el.textContent ?? '' };
+      for (const a of Array.from(el.attributes)) if (a.name.startsWith('data-') && a.name !== 'data-testid') row[a.name.slice(5)] = a.value;
+      if (JSON.stringify(seen.at(-1)) !== JSON.stringify(row)) seen.push(row);
+    };
+    new MutationObserver(read).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(page.getByTestId('train-step-progress')).toContainText('rollout, round', { timeout: 600_000 });
+  await expect(page.getByTestId('train-state')).toHaveText('done', { timeout: 600_000 });
+  const seen = await page.evaluate(() => (window as unknown as { __inStep: Record<string, string>[] }).__inStep);
+  const step1 = seen.filter((r) => r.step === '1');
+  const rollout = step1.filter((r) => r.phase === 'rollout');
+  console.log(`[ux] in-step progress of step 1: ${rollout.length} rollout states (${rollout.map((r) => `r${r.round}:g${r.generations}:f${r.finished}`).join(' ')}), then ${step1.filter((r) => r.phase === 'update').map((r) => r.text).join('; ')}`);
+  // Drawn while step 1 ran (the counter still said 0 steps done), round after round, generations growing.
+  expect(rollout.every((r) => r.counter.startsWith('step 0 /'))).toBe(true);
+  expect(new Set(rollout.map((r) => r.round)).size).toBeGreaterThanOrEqual(2);
+  const gens = rollout.map((r) => Number(r.generations));
+  expect(gens).toEqual([...gens].sort((x, y) => x - y));
+  expect(gens.at(-1)!).toBeGreaterThan(0);
+  expect(rollout.every((r) => r.trajectories === '8')).toBe(true);
+  // Then the update, still inside step 1, after its rollout.
+  const upd = step1.findIndex((r) => r.phase === 'update');
+  expect(upd).toBeGreaterThan(step1.findIndex((r) => r.phase === 'rollout'));
+  expect(step1[upd]!.counter.startsWith('step 0 /')).toBe(true);
+  expect(step1[upd]!.text).toMatch(/step 1: update \(\d+ rows\)/);
+  // The line is gone once the run is done.
+  await expect(page.getByTestId('train-step-progress')).toHaveCount(0);
 });
 
 test('screenshots: Train, Benchmarks and Models (params and held-out results)', async ({ page }) => {

@@ -7,7 +7,7 @@ import type { ModelFolder } from '../engine/modelFolder';
 import type { Runtime } from '../engine/runtime';
 import { getWorld } from '../envs/worlds/index';
 import type { CheckpointStore } from './checkpoint';
-import { GrpoTrainer, TRAIN_TASK_POOL, validateTrainConfig, type TrainConfig } from './trainer';
+import { GrpoTrainer, TRAIN_TASK_POOL, validateTrainConfig, type StepProgress, type TrainConfig } from './trainer';
 
 export interface RunSpec extends Partial<TrainConfig> {
   /** Built-in world the tasks come from. */
@@ -25,7 +25,7 @@ export class ConfigError extends Error {
   constructor(public readonly errors: string[]) { super(`invalid training config:\n  - ${errors.join('\n  - ')}`); }
 }
 
-export function makeTrainer(folder: ModelFolder, runtime: Runtime, spec: RunSpec, opts: { runId: string; store?: CheckpointStore; log?: (s: string) => void }): GrpoTrainer {
+export function makeTrainer(folder: ModelFolder, runtime: Runtime, spec: RunSpec, opts: { runId: string; store?: CheckpointStore; log?: (s: string) => void; onProgress?: (p: StepProgress) => void }): GrpoTrainer {
   const { world: worldName = 'files', difficulty, taskPool = TRAIN_TASK_POOL, ...rest } = spec;
   const v = validateTrainConfig(rest);
   const poolOk = Number.isSafeInteger(taskPool) && taskPool >= 1;
@@ -58,5 +58,6 @@ export function makeTrainer(folder: ModelFolder, runtime: Runtime, spec: RunSpec
     store: opts.store,
     runId: opts.runId,
     log: opts.log,
+    onProgress: opts.onProgress,
   });
 }

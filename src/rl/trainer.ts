@@ -156,7 +156,14 @@ export interface TrainerDeps {
   log?: (s: string) => void;
   /** The checklist judge of training rollouts (default: the rule-based one; the reference uses an LLM judge). */
   judge?: RolloutJudge;
+  /** Progress inside a step: each rollout round, then each model's update (the browser shows it live). */
+  onProgress?: (p: StepProgress) => void;
 }
+
+/** Where a running step is: `step` is the one in progress (1-based). */
+export type StepProgress =
+  | { phase: 'rollout'; step: number; round: number; generations: number; trajectories: number; finished: number }
+  | { phase: 'update'; step: number; model: number; models: number; rows: number };
 
 interface Policy { role: Role | 'both'; model: Model }
 
@@ -229,6 +236,8 @@ export class GrpoTrainer {
     };
     if (judge.judgeEpisode) timed.judgeEpisode = (...a) => { const s = now(); const r = judge.judgeEpisode!(...a); judgeMs += now() - s; return r; };
     const settings = rolloutSettings(this.deps.profile);
+    const nTraj = tasks.length * c.groupSize;
+    let roundGens = 0;
     const trajs = await rolloutGroups(tasks, c.groupSize, {
       ...settings, mode: gens.mode, policy: gens.policy, simulator: gens.simulator, judge: timed,
       seed: hashSeed('rollout', c.seed, this.step),
@@ -237,6 +246,11 @@ export class GrpoTrainer {
       limits: { ...settings.limits, maxAssistantTurns: c.maxTurns },
       errorReward: c.errorReward, judgeOn: c.judgeOn,
       realFraction: gens.mode === 'real' ? 0 : c.realFraction,
+      onRound: this.deps.onProgress && (({ round, live, requests }) => {
+        // Called before a round's generations: the earlier rounds' are done.
+        this.deps.onProgress!({ phase: 'rollout', step: this.step + 1, round, generations: roundGens, trajectories: nTraj, finished: nTraj - live });
+        roundGens += requests;
+      }),
     });
     await gens.release();
     const t1 = now();
@@ -260,8 +274,9 @@ export class GrpoTrainer {
     // Update each model on its rows.
     let loss = 0, pg = 0, kl = 0, ppoKl = 0, clip = 0, ent = 0, gradNorm = 0, tokens = 0, skipped = false;
     const notes: string[] = [];
-    for (const p of this.policies) {
+    for (const [pi, p] of this.policies.entries()) {
       const mine = rows.map((r, i) => ({ ...r, adv: advantages[i] })).filter((r) => p.role === 'both' || r.row.role === p.role);
+      this.deps.onProgress?.({ phase: 'update', step: this.step + 1, model: pi + 1, models: this.policies.length, rows: mine.length });
       const u = await this.update(p.model, mine);
       loss += u.loss; pg += u.pg; kl += u.kl; ppoKl += u.ppoKl; clip += u.clip; ent += u.entropy; tokens += u.tokens;
       gradNorm = Math.max(gradNorm, u.gradNorm);

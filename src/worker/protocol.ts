@@ -2,13 +2,13 @@
 // (plus the tiny client in src/app/worker.ts), so nothing here may touch ORT or the engine.
 
 import type { RunSpec } from '../rl/session';
-import type { EvalMetrics, StepMetrics } from '../rl/trainer';
+import type { EvalMetrics, StepMetrics, StepProgress } from '../rl/trainer';
 import type { Trajectory } from '../agent/types';
 import type { TurnRehearsal } from '../tts/rehearse';
 import type { Verdict } from '../envs/types';
 import type { EvalProgress } from '../bench/evaluation';
 
-export type { EvalMetrics, RunSpec, StepMetrics };
+export type { EvalMetrics, RunSpec, StepMetrics, StepProgress };
 
 export type BackendRequest = 'auto' | 'webgpu' | 'wasm';
 export type BackendKind = 'webgpu' | 'wasm';
@@ -243,6 +243,8 @@ export type TrainEvent =
   /** Sent on (re)load: the authoritative history, e.g. the checkpoint's after a resume. */
   | { type: 'history'; runId: string; history: StepMetrics[]; evals: EvalMetrics[] }
   | { type: 'step'; runId: string; metrics: StepMetrics }
+  /** Inside a step: each rollout round, each model's update, and the held-out evaluation after a step. */
+  | { type: 'progress'; runId: string; progress: StepProgress | { phase: 'eval'; step: number; tasks: number } }
   | { type: 'eval'; runId: string; metrics: EvalMetrics }
   | { type: 'checkpoint'; runId: string; step: number; bytes: number; ms: number }
   | { type: 'backend'; runId: string; change: BackendSwitch }

@@ -15,7 +15,7 @@ import type { Runtime } from '../engine/runtime';
 import { decodeCheckpoint, MemoryCheckpointStore, type CheckpointStore } from '../rl/checkpoint';
 import { IndexedDbCheckpointStore, indexedDbAvailable, quotaPauseMessage } from '../rl/checkpoint-web';
 import { makeTrainer } from '../rl/session';
-import type { GrpoTrainer } from '../rl/trainer';
+import type { GrpoTrainer, StepProgress } from '../rl/trainer';
 import type { BackendKind, BackendSwitch, ExportedFolder, SavedRun, TrainEvent, TrainRequest, TrainStatus } from './protocol';
 import { ort, type WebRuntime } from './runtime-web';
 import { buildTinyFolder, TINY_MODEL, withMaxNewTokens } from './train-tiny';
@@ -114,7 +114,9 @@ async function loadFolder(req: TrainRequest): Promise<ModelFolder> {
 
 function build(req: TrainRequest, folder: ModelFolder, runtime: Runtime): { trainer: GrpoTrainer; store: DeferredStore } {
   const deferred = new DeferredStore(checkpoints());
-  const trainer = makeTrainer(folder, runtime, req.spec, { runId: req.runId, store: deferred, log });
+  // Progress inside a step (rollout rounds, then the update) reaches the page as it happens.
+  const onProgress = (progress: StepProgress) => emit({ type: 'progress', runId: req.runId, progress });
+  const trainer = makeTrainer(folder, runtime, req.spec, { runId: req.runId, store: deferred, log, onProgress });
   return { trainer, store: deferred };
 }
 
@@ -171,6 +173,7 @@ function guarded<T>(r: Run, p: Promise<T>): Promise<T> {
 }
 
 async function evaluateNow(r: Run): Promise<void> {
+  emit({ type: 'progress', runId: r.req.runId, progress: { phase: 'eval', step: r.trainer.step, tasks: r.trainer.cfg.evalTasks } });
   const e = await guarded(r, r.trainer.evaluate());
   emit({ type: 'eval', runId: r.req.runId, metrics: e });
 }

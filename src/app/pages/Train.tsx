@@ -12,6 +12,7 @@ import {
   isLive, killWorker, pauseRun, removeRun, resumeRun, startRun, stepRun, stopRun, toggleRun, useRuns, type RunRecord,
 } from '../components/train/runs';
 import { trainWorker } from '../components/train/client';
+import { StepProgress } from '../components/train/StepProgress';
 import { DEFAULT_TRAIN_STARTER, TINY_MODEL_ID, watchingLine } from '../components/train/preset';
 import { ErrorBox, Field, fmt, fmtBytes, Panel } from '../components/ui';
 import { useModelIndex } from '../modelIndex';
@@ -270,6 +271,7 @@ export function TrainPage() {
               <div style={{ height: 6, background: 'var(--bg)', border: '1px solid var(--line)', borderRadius: 3 }}>
                 <div data-testid="train-progress-bar" style={{ width: `${p.total ? (100 * p.done) / p.total : 0}%`, height: '100%', background: 'var(--accent)' }} />
               </div>
+              {live && active.inStep && <StepProgress p={active.inStep} />}
               {last && (
                 <table className="kv">
                   <tbody>

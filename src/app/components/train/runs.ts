@@ -24,8 +24,12 @@ export interface RunRecord {
   logs: string[];
   /** The worker that ran it is gone (killed, crashed, page reloaded): only a resume continues it. */
   interrupted: boolean;
+  /** Where the running step is (rollout round, update, evaluation), from the worker; null between steps. */
+  inStep?: InStep | null;
   error: string | null;
 }
+
+export type InStep = Extract<TrainEvent, { type: 'progress' }>['progress'];
 
 interface TrainStore {
   runs: RunRecord[];
@@ -43,7 +47,7 @@ function restore(): TrainStore {
     if (raw) {
       const s = JSON.parse(raw) as Pick<TrainStore, 'runs' | 'activeId'>;
       // The worker did not survive the reload, whatever the stored state says.
-      const runs = s.runs.map((r) => (isLive(r) ? { ...r, interrupted: true } : r));
+      const runs = s.runs.map((r) => ({ ...(isLive(r) ? { ...r, interrupted: true } : r), inStep: null }));
       return { runs, activeId: s.activeId, busy: false, error: null };
     }
   } catch { /* corrupt or blocked storage: start empty */ }
@@ -72,7 +76,7 @@ function onEvent(e: TrainEvent): void {
   switch (e.type) {
     case 'status':
       // Switches are kept here, not taken from the status: the worker that switched is gone after one.
-      if (e.status.runId) patch(e.status.runId, () => ({ status: e.status, checkpointStep: e.status.checkpointStep, error: e.status.error ?? null, interrupted: false }));
+      if (e.status.runId) patch(e.status.runId, (r) => ({ status: e.status, checkpointStep: e.status.checkpointStep, error: e.status.error ?? null, interrupted: false, inStep: e.status.state === 'running' ? r.inStep : null }));
       break;
     case 'history':
       patch(e.runId, () => ({ history: e.history, evals: e.evals }));
@@ -81,11 +85,12 @@ function onEvent(e: TrainEvent): void {
       patch(e.runId, (r) => ({
         history: upsertStep(r.history, e.metrics),
         status: r.status ? { ...r.status, step: e.metrics.step } : r.status,
+        inStep: null,
         logs: e.metrics.skipped ? addLog(r, `step ${e.metrics.step} SKIPPED: ${e.metrics.note ?? 'non-finite update'}`) : r.logs,
       }));
       break;
     case 'eval':
-      patch(e.runId, (r) => ({ evals: upsertEval(r.evals, e.metrics) }));
+      patch(e.runId, (r) => ({ evals: upsertEval(r.evals, e.metrics), inStep: r.inStep?.phase === 'eval' ? null : r.inStep }));
       break;
     case 'checkpoint':
       patch(e.runId, (r) => ({ checkpointStep: e.step, checkpointBytes: e.bytes, logs: addLog(r, `checkpoint @${e.step} (${(e.bytes / 1024).toFixed(0)} KiB, ${e.ms.toFixed(0)} ms)`) }));
@@ -100,6 +105,9 @@ function onEvent(e: TrainEvent): void {
       break;
     case 'log':
       patch(e.runId, (r) => ({ logs: addLog(r, e.text) }));
+      break;
+    case 'progress':
+      patch(e.runId, () => ({ inStep: e.progress }));
       break;
   }
 }
