@@ -53,9 +53,8 @@ export function makeConfig(base: PresetName | LlamaConfig, overrides: Partial<Ll
   const cfg = { ...(typeof base === 'string' ? PRESETS[base] : base), ...overrides };
   if (overrides.num_attention_heads && !overrides.num_key_value_heads) cfg.num_key_value_heads = cfg.num_attention_heads;
   if (cfg.hidden_size % cfg.num_attention_heads) throw new Error('hidden_size must divide by num_attention_heads');
-  if (cfg.num_key_value_heads !== cfg.num_attention_heads) throw new Error('grouped-query attention is not supported');
+  if (!(cfg.num_key_value_heads > 0) || cfg.num_attention_heads % cfg.num_key_value_heads) throw new Error('num_attention_heads must be a multiple of num_key_value_heads (grouped-query attention)');
   if ((cfg.hidden_size / cfg.num_attention_heads) % 2) throw new Error('head_dim must be even (rotary)');
-  if (cfg.tie_word_embeddings) throw new Error('tied embeddings are not supported');
   return cfg;
 }
 
@@ -64,17 +63,21 @@ export const headDim = (cfg: LlamaConfig) => cfg.hidden_size / cfg.num_attention
 export interface ParamSpec { name: string; shape: number[] }
 export type Params = Record<string, Float32Array>;
 
-/** Parameter names and shapes in a fixed order (HF llama names; linear weights are [out, in]). */
+/**
+ * Parameter names and shapes in a fixed order (HF llama names; linear weights are [out, in]). Grouped-query
+ * attention narrows k_proj/v_proj to num_key_value_heads·head_dim rows; tied embeddings have no lm_head.weight
+ * (the head reads model.embed_tokens.weight, as in HF checkpoints such as SmolLM2).
+ */
 export function paramSpecs(cfg: LlamaConfig): ParamSpec[] {
-  const d = cfg.hidden_size, f = cfg.intermediate_size;
+  const d = cfg.hidden_size, f = cfg.intermediate_size, kv = cfg.num_key_value_heads * headDim(cfg);
   const out: ParamSpec[] = [{ name: 'model.embed_tokens.weight', shape: [cfg.vocab_size, d] }];
   for (let i = 0; i < cfg.num_hidden_layers; i++) {
     const p = `model.layers.${i}`;
     out.push(
       { name: `${p}.input_layernorm.weight`, shape: [d] },
       { name: `${p}.self_attn.q_proj.weight`, shape: [d, d] },
-      { name: `${p}.self_attn.k_proj.weight`, shape: [d, d] },
-      { name: `${p}.self_attn.v_proj.weight`, shape: [d, d] },
+      { name: `${p}.self_attn.k_proj.weight`, shape: [kv, d] },
+      { name: `${p}.self_attn.v_proj.weight`, shape: [kv, d] },
       { name: `${p}.self_attn.o_proj.weight`, shape: [d, d] },
       { name: `${p}.post_attention_layernorm.weight`, shape: [d] },
       { name: `${p}.mlp.gate_proj.weight`, shape: [f, d] },
@@ -82,7 +85,8 @@ export function paramSpecs(cfg: LlamaConfig): ParamSpec[] {
       { name: `${p}.mlp.down_proj.weight`, shape: [d, f] },
     );
   }
-  out.push({ name: 'model.norm.weight', shape: [d] }, { name: 'lm_head.weight', shape: [cfg.vocab_size, d] });
+  out.push({ name: 'model.norm.weight', shape: [d] });
+  if (!cfg.tie_word_embeddings) out.push({ name: 'lm_head.weight', shape: [cfg.vocab_size, d] });
   return out;
 }
 
@@ -145,7 +149,7 @@ export interface ForwardContext {
   cos: Value; // broadcastable to [batch, heads, seq, head_dim]
   sin: Value;
   bias: Value; // additive attention bias, broadcastable to [batch, heads, seq, past+seq]
-  past?: KV[]; // [batch, heads, past, head_dim] per layer
+  past?: KV[]; // [batch, kv_heads, past, head_dim] per layer
   /**
    * 'onehot' (default): one-hot MatMul, whose gradient is a MatMul (training). 'gather': a plain
    * lookup for inference graphs (int64 ids; no [tokens, vocab] one-hot, and Gather stays on WebGPU).
@@ -157,14 +161,15 @@ export interface ForwardContext {
 
 export interface ForwardResult {
   logits: Value; // [batch·seq, vocab]
-  newKV: KV[]; // this call's keys (after rotary) and values, [batch, heads, seq, head_dim]
+  newKV: KV[]; // this call's keys (after rotary) and values, [batch, kv_heads, seq, head_dim]
   present: KV[]; // past ++ new
 }
 
 /** The decoder. `ids` is int32/int64 [batch, seq]; `W` maps HF parameter names to graph values. */
 export function decoderForward(cfg: LlamaConfig, W: Record<string, Value>, ids: Value, ctx: ForwardContext): ForwardResult {
   const g: Graph = ids.g;
-  const d = cfg.hidden_size, H = cfg.num_attention_heads, hd = headDim(cfg);
+  const d = cfg.hidden_size, H = cfg.num_attention_heads, KVH = cfg.num_key_value_heads, hd = headDim(cfg);
+  const group = H / KVH; // query heads per key/value head
   const { batch: B, seq: T } = ctx;
   const linear = (x: Value, w: string) => O.gemm(x, W[w], 0, 1);
   const rmsNorm = (x: Value, w: string) => {
@@ -173,7 +178,15 @@ export function decoderForward(cfg: LlamaConfig, W: Record<string, Value>, ids: 
   };
   const R = g.const(rotateHalfMatrix(hd), [hd, hd]);
   const rope = (x: Value) => O.add(O.mul(x, ctx.cos), O.mul(O.matmul(x, R), ctx.sin));
-  const splitHeads = (x: Value) => O.transpose(O.reshape(x, [B, T, H, hd]), [0, 2, 1, 3]);
+  const splitHeads = (x: Value, heads = H) => O.transpose(O.reshape(x, [B, T, heads, hd]), [0, 2, 1, 3]);
+  // Grouped-query attention without copying K/V: query head h reads kv head ⌊h / group⌋ (HF repeat_kv), so the
+  // group's queries [B, H, T, hd] are viewed as [B, KVH, group·T, hd] against [B, KVH, S, hd] keys; the scores
+  // go back to [B, H, T, S] for the bias and softmax. The MatMul gradients sum over each group by themselves.
+  // Reshape's 0 copies batch and the last dim from the input, so dynamic lengths (past + new) need no Shape ops.
+  const heads = (x: Value, n: number, rows: Dim) => (group === 1 ? x
+    : g.node('Reshape', [x, g.const([0, n, -1, 0], [4], 'int64')], [{ dtype: x.dtype, shape: [x.shape[0], n, rows, x.shape[3]] }])[0]);
+  const grouped = (x: Value) => heads(x, KVH, typeof T === 'number' ? group * T : `${group}*${T}`);
+  const ungrouped = (x: Value) => heads(x, H, T);
   const scale = 1 / Math.sqrt(hd);
 
   const flatIds = O.reshape(ids, [-1]);
@@ -184,15 +197,15 @@ export function decoderForward(cfg: LlamaConfig, W: Record<string, Value>, ids: 
     const p = `model.layers.${i}`;
     const x = rmsNorm(h, `${p}.input_layernorm.weight`);
     const q = rope(splitHeads(linear(x, `${p}.self_attn.q_proj.weight`)));
-    const k = rope(splitHeads(linear(x, `${p}.self_attn.k_proj.weight`)));
-    const v = splitHeads(linear(x, `${p}.self_attn.v_proj.weight`));
+    const k = rope(splitHeads(linear(x, `${p}.self_attn.k_proj.weight`), KVH));
+    const v = splitHeads(linear(x, `${p}.self_attn.v_proj.weight`), KVH);
     newKV.push({ key: k, value: v });
     const past = ctx.past?.[i];
     const K = past ? O.concat([past.key, k], 2) : k;
     const V = past ? O.concat([past.value, v], 2) : v;
     present.push({ key: K, value: V });
-    const scores = O.add(O.matmul(O.mul(q, scale), O.transpose(K, [0, 1, 3, 2])), ctx.bias);
-    const att = O.matmul(O.softmax(scores, -1), V);
+    const scores = O.add(ungrouped(O.matmul(grouped(O.mul(q, scale)), O.transpose(K, [0, 1, 3, 2]))), ctx.bias);
+    const att = ungrouped(O.matmul(grouped(O.softmax(scores, -1)), V));
     const merged = O.reshape(O.transpose(att, [0, 2, 1, 3]), [-1, d]);
     h = O.add(h, linear(merged, `${p}.self_attn.o_proj.weight`));
 
@@ -202,6 +215,7 @@ export function decoderForward(cfg: LlamaConfig, W: Record<string, Value>, ids: 
     h = O.add(h, linear(act, `${p}.mlp.down_proj.weight`));
   }
   const normed = rmsNorm(h, 'model.norm.weight');
-  const logits = linear(ctx.beforeHead ? ctx.beforeHead(normed) : normed, 'lm_head.weight');
+  // Tied: the same value feeds the embedding and the head, so its gradient is the sum of both uses.
+  const logits = linear(ctx.beforeHead ? ctx.beforeHead(normed) : normed, cfg.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
   return { logits, newKV, present };
 }

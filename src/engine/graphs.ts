@@ -44,7 +44,7 @@ export interface InferenceOptions {
  */
 function buildInference(cfg: LlamaConfig, params: Params | undefined, mode: 'hf' | 'step', opts: InferenceOptions): BuiltGraph {
   const g = new Graph();
-  const H = cfg.num_attention_heads, hd = headDim(cfg), maxPos = cfg.max_position_embeddings;
+  const H = cfg.num_key_value_heads, hd = headDim(cfg), maxPos = cfg.max_position_embeddings; // cache heads (grouped-query attention)
   const ids = g.input('input_ids', 'int64', ['batch_size', 'sequence_length']);
   const mask = g.input('attention_mask', 'int64', ['batch_size', 'total_sequence_length']);
   const pos = g.input('position_ids', 'int64', ['batch_size', 'sequence_length']);

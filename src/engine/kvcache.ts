@@ -1,5 +1,5 @@
 // Caller-side KV cache for the decode-step graph (exportDecodeStep). Slots live in fixed-capacity
-// [batch, heads, capacity, head_dim] buffers and unused slots are masked out through
+// [batch, kv_heads, capacity, head_dim] buffers and unused slots are masked out through
 // attention_mask, so the graph always sees past_sequence_length = capacity: nothing is moved per
 // step, and shapes change only when the capacity doubles (WebGPU compiles shaders per shape).
 import { type LlamaConfig, headDim } from './decoder';
@@ -13,7 +13,7 @@ export class KvCache {
   valid: Uint8Array; // [B, capacity]: 1 where the slot holds a real (non-pad) token
 
   constructor(cfg: LlamaConfig, batch: number, initialCapacity = 64, readonly maxCapacity = cfg.max_position_embeddings) {
-    this.B = batch; this.H = cfg.num_attention_heads; this.hd = headDim(cfg); this.layers = cfg.num_hidden_layers;
+    this.B = batch; this.H = cfg.num_key_value_heads; this.hd = headDim(cfg); this.layers = cfg.num_hidden_layers;
     this.capacity = Math.min(initialCapacity, maxCapacity);
     const n = this.B * this.H * this.capacity * this.hd;
     this.keys = Array.from({ length: this.layers }, () => new Float32Array(n));

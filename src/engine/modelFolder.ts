@@ -54,12 +54,16 @@ export function fromHfConfig(c: Record<string, any>): LlamaConfig {
     if (!isCount(c[k])) throw bad(`${k} must be a positive integer (got ${JSON.stringify(c[k])})`);
   }
   const kvHeads = c.num_key_value_heads ?? c.num_attention_heads;
-  if (kvHeads !== c.num_attention_heads) throw bad('grouped-query attention (num_key_value_heads ≠ num_attention_heads) is not supported');
+  if (!isCount(kvHeads) || c.num_attention_heads % kvHeads) throw bad(`num_key_value_heads must divide num_attention_heads (grouped-query attention; got ${JSON.stringify(kvHeads)} for ${c.num_attention_heads} heads)`);
   if (c.hidden_size % c.num_attention_heads || (c.hidden_size / c.num_attention_heads) % 2) throw bad('hidden_size / num_attention_heads must be an even integer (rotary)');
+  if (c.head_dim !== undefined && c.head_dim !== null && c.head_dim !== c.hidden_size / c.num_attention_heads) throw bad(`head_dim ${JSON.stringify(c.head_dim)} ≠ hidden_size / num_attention_heads (${c.hidden_size / c.num_attention_heads}) is not supported`);
+  if (c.rope_scaling !== undefined && c.rope_scaling !== null) throw bad('rope_scaling is not supported');
+  for (const k of ['attention_bias', 'mlp_bias']) if (c[k] === true) throw bad(`${k}: true is not supported (Llama projections without biases)`);
+  if (c.hidden_act !== undefined && c.hidden_act !== 'silu') throw bad(`hidden_act ${JSON.stringify(c.hidden_act)} is not supported (silu)`);
   for (const k of ['rms_norm_eps', 'rope_theta']) {
     if (c[k] !== undefined && !(typeof c[k] === 'number' && Number.isFinite(c[k]) && c[k] > 0)) throw bad(`${k} must be a positive number (got ${JSON.stringify(c[k])})`);
   }
-  if (c.tie_word_embeddings !== undefined && c.tie_word_embeddings !== false) throw bad('tied embeddings are not supported');
+  if (c.tie_word_embeddings !== undefined && typeof c.tie_word_embeddings !== 'boolean') throw bad(`tie_word_embeddings must be true or false (got ${JSON.stringify(c.tie_word_embeddings)})`);
   if (c.architectures !== undefined && !(Array.isArray(c.architectures) && c.architectures.every((a: unknown) => typeof a === 'string'))) throw bad('architectures must be a list of names');
   for (const k of ['bos_token_id', 'eos_token_id', 'pad_token_id']) {
     const v = c[k];
@@ -285,7 +289,7 @@ export async function loadModelFolder(src: string | FileSource): Promise<ModelFo
   const generationConfig = (await source.has('generation_config.json')) ? await readJson('generation_config.json') : {};
   const ids = { bos: rawConfig.bos_token_id, eos: rawConfig.eos_token_id, pad: rawConfig.pad_token_id ?? rawConfig.eos_token_id };
   let tensors: SafeTensors;
-  try { tensors = readSafetensors(weightsBytes).tensors; } catch (e) { throw new ModelFolderError('bad_weights', `model.safetensors: ${(e as Error).message}`); }
+  try { tensors = readSafetensors(weightsBytes, { widen: true }).tensors; } catch (e) { throw new ModelFolderError('bad_weights', `model.safetensors: ${(e as Error).message}`); }
   // The shapes were checked above; what the constructor still refuses is inconsistency (a merge of tokens
   // the vocabulary lacks, a missing byte symbol).
   let tokenizer: BPETokenizer;

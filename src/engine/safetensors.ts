@@ -58,7 +58,31 @@ export function writeSafetensors(tensors: SafeTensors, metadata?: Record<string,
 
 export interface ReadResult { tensors: SafeTensors; metadata: Record<string, string> }
 
-export function readSafetensors(buf: Uint8Array | ArrayBuffer): ReadResult {
+export interface ReadOptions {
+  /**
+   * Read F16 and BF16 tensors as F32 (exact: every half value is a float32). HF checkpoints such as SmolLM2
+   * ship BF16; the engine trains in float32.
+   */
+  widen?: boolean;
+}
+
+/** Little-endian 16-bit floats at `at` → float32 (BF16 is the top half of a float32; F16 decoded by fields). */
+function widenHalf(dv: DataView, at: number, numel: number, dtype: 'F16' | 'BF16'): Float32Array {
+  const out = new Float32Array(numel);
+  if (dtype === 'BF16') {
+    const bits = new Uint32Array(out.buffer);
+    for (let i = 0; i < numel; i++) bits[i] = dv.getUint16(at + 2 * i, true) << 16;
+    return out;
+  }
+  for (let i = 0; i < numel; i++) {
+    const b = dv.getUint16(at + 2 * i, true);
+    const sign = b & 0x8000 ? -1 : 1, e = (b >> 10) & 0x1f, m = b & 0x3ff;
+    out[i] = e === 0 ? sign * m * 2 ** -24 : e === 31 ? (m ? NaN : sign * Infinity) : sign * (1 + m / 1024) * 2 ** (e - 15);
+  }
+  return out;
+}
+
+export function readSafetensors(buf: Uint8Array | ArrayBuffer, opts: ReadOptions = {}): ReadResult {
   const u8 = buf instanceof Uint8Array ? buf : new Uint8Array(buf);
   if (u8.length < 8) throw new Error('safetensors: file too short');
   const dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
@@ -78,10 +102,15 @@ export function readSafetensors(buf: Uint8Array | ArrayBuffer): ReadResult {
     const dtype = info.dtype as string;
     if (!Array.isArray(info.shape) || !info.shape.every((d: unknown) => Number.isSafeInteger(d) && (d as number) >= 0)) throw new Error(`safetensors: ${name} has a bad shape`);
     if (!Array.isArray(info.data_offsets) || info.data_offsets.length !== 2 || !info.data_offsets.every((d: unknown) => Number.isSafeInteger(d) && (d as number) >= 0)) throw new Error(`safetensors: ${name} has bad data_offsets`);
-    if (dtype !== 'F32' && dtype !== 'I64') throw new Error(`safetensors: ${name} has unsupported dtype ${dtype}`);
     const [s, e] = info.data_offsets as [number, number];
     const shape = info.shape as number[];
     const numel = shape.reduce((a, b) => a * b, 1);
+    if (opts.widen && (dtype === 'F16' || dtype === 'BF16')) {
+      if (e < s || e > dataLen || e - s !== numel * 2) throw new Error(`safetensors: bad offsets for ${name}`);
+      tensors[name] = { dtype: 'F32', shape, data: widenHalf(dv, base + s, numel, dtype) };
+      continue;
+    }
+    if (dtype !== 'F32' && dtype !== 'I64') throw new Error(`safetensors: ${name} has unsupported dtype ${dtype}`);
     if (e < s || e > dataLen || e - s !== numel * BYTES[dtype]) throw new Error(`safetensors: bad offsets for ${name}`);
     // Copy: the source may be unaligned or a shared buffer we must not alias.
     const bytes = u8.slice(base + s, base + e);

@@ -32,14 +32,17 @@ function rms(x: Float64Array, n: number, d: number, w: Float64Array, eps: number
 /** Logits [B·T, V] for right-padded rows, positions 0..T-1, causal attention. */
 export function refLogits(cfg: LlamaConfig, W: P64, ids: ArrayLike<number>, B: number, T: number): Float64Array {
   const d = cfg.hidden_size, H = cfg.num_attention_heads, hd = d / H, half = hd / 2, f = cfg.intermediate_size, V = cfg.vocab_size;
+  // Grouped-query attention: query head hh reads key/value head ⌊hh / group⌋ of kvD-wide k/v rows.
+  const KVH = cfg.num_key_value_heads ?? H, group = H / KVH, kvD = KVH * hd;
   const N = B * T;
   let h = new Float64Array(N * d);
   for (let r = 0; r < N; r++) for (let i = 0; i < d; i++) h[r * d + i] = W['model.embed_tokens.weight'][ids[r] * d + i];
-  const rope = (x: Float64Array) => {
+  const rope = (x: Float64Array, heads = H) => {
+    const w = heads * hd;
     for (let r = 0; r < N; r++) {
       const pos = r % T;
-      for (let hh = 0; hh < H; hh++) {
-        const o = r * d + hh * hd;
+      for (let hh = 0; hh < heads; hh++) {
+        const o = r * w + hh * hd;
         for (let i = 0; i < half; i++) {
           const ang = pos / Math.pow(cfg.rope_theta, (2 * i) / hd);
           const c = Math.cos(ang), s = Math.sin(ang);
@@ -54,9 +57,9 @@ export function refLogits(cfg: LlamaConfig, W: P64, ids: ArrayLike<number>, B: n
     const p = `model.layers.${l}`;
     const x = rms(h, N, d, W[`${p}.input_layernorm.weight`], cfg.rms_norm_eps);
     const q = linear(x, N, W[`${p}.self_attn.q_proj.weight`], d, d);
-    const k = linear(x, N, W[`${p}.self_attn.k_proj.weight`], d, d);
-    const v = linear(x, N, W[`${p}.self_attn.v_proj.weight`], d, d);
-    rope(q); rope(k);
+    const k = linear(x, N, W[`${p}.self_attn.k_proj.weight`], kvD, d);
+    const v = linear(x, N, W[`${p}.self_attn.v_proj.weight`], kvD, d);
+    rope(q); rope(k, KVH);
     const att = new Float64Array(N * d);
     for (let b = 0; b < B; b++) for (let hh = 0; hh < H; hh++) for (let t = 0; t < T; t++) {
       const qi = (b * T + t) * d + hh * hd;
@@ -64,7 +67,7 @@ export function refLogits(cfg: LlamaConfig, W: P64, ids: ArrayLike<number>, B: n
       let mx = -Infinity;
       for (let u = 0; u <= t; u++) {
         let s = 0;
-        const ki = (b * T + u) * d + hh * hd;
+        const ki = (b * T + u) * kvD + Math.floor(hh / group) * hd;
         for (let i = 0; i < hd; i++) s += q[qi + i] * k[ki + i];
         sc[u] = s / Math.sqrt(hd);
         mx = Math.max(mx, sc[u]);
@@ -72,7 +75,7 @@ export function refLogits(cfg: LlamaConfig, W: P64, ids: ArrayLike<number>, B: n
       let z = 0;
       for (let u = 0; u <= t; u++) { sc[u] = Math.exp(sc[u] - mx); z += sc[u]; }
       for (let u = 0; u <= t; u++) {
-        const vi = (b * T + u) * d + hh * hd;
+        const vi = (b * T + u) * kvD + Math.floor(hh / group) * hd;
         for (let i = 0; i < hd; i++) att[qi + i] += (sc[u] / z) * v[vi + i];
       }
     }
@@ -85,7 +88,8 @@ export function refLogits(cfg: LlamaConfig, W: P64, ids: ArrayLike<number>, B: n
     const down = linear(act, N, W[`${p}.mlp.down_proj.weight`], d, f);
     h = h.map((val, i) => val + down[i]);
   }
-  return linear(rms(h, N, d, W['model.norm.weight'], cfg.rms_norm_eps), N, W['lm_head.weight'], V, d);
+  const head = cfg.tie_word_embeddings ? W['model.embed_tokens.weight'] : W['lm_head.weight'];
+  return linear(rms(h, N, d, W['model.norm.weight'], cfg.rms_norm_eps), N, head, V, d);
 }
 
 export function refTokenLogp(logits: Float64Array, V: number, targets: ArrayLike<number>): { logp: Float64Array; entropy: Float64Array } {
