@@ -5,12 +5,6 @@ import * as ort from 'onnxruntime-node';
 import type { BackendInfo } from '../src/worker/protocol';
 import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from '../src/worker/smoke';
 
-/**
- * Where the web server wrote the e2e model fixture (playwright.config.ts): E2E_PORT runs get their own
- * folder, so specs must read the same one the page is served from.
- */
-export const FIXTURE_MODELS = process.env.E2E_PORT ? `tmp/e2e-models-${Number(process.env.E2E_PORT)}` : 'tmp/e2e-models';
-
 /** Open the app with an optional ?backend= and wait until the worker reports its backend. */
 export async function openApp(page: Page, query = '', hash = ''): Promise<BackendInfo> {
   const errors: string[] = [];

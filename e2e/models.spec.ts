@@ -1,19 +1,20 @@
 // Models page: the index lists model folders with config and size, and a sample prompt runs in the worker
 // (WASM here; the engine spec covers WebGPU) and gives the same greedy text as the engine's sampler in Node.
+// The shipped envace-tiny (models/): the e2e build serves exactly the production models.
 
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { loadModelFolder } from '../src/engine/modelFolder';
 import { createNodeRuntime } from '../src/engine/runtime-node';
 import { samplerFromFolder } from '../src/engine/sampler';
-import { FIXTURE_MODELS, openApp, shot } from './helpers';
+import { openApp, shot } from './helpers';
 
-const NAME = 'e2e-tiny';
+const NAME = 'envace-tiny';
 const PROMPT = 'hello';
 const MAX = 8;
 
 test('lists models, shows config and size, samples in the worker like Node', async ({ page }) => {
-  const folder = await loadModelFolder(path.resolve(FIXTURE_MODELS, NAME));
+  const folder = await loadModelFolder(path.resolve('models', NAME));
   const sampler = await samplerFromFolder(folder, createNodeRuntime({ threads: 1 }), { mode: 'fast' });
   const [ref] = await sampler.generate([{ prompt: PROMPT, maxNewTokens: MAX, temperature: 0, topP: 1, topK: 0, stop: [], seed: 0 }]);
   await sampler.release();

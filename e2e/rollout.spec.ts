@@ -1,9 +1,10 @@
-// Rollout page (and the Benchmarks run that shares its worker start). WASM: K trajectories with the e2e
-// fixture as policy, identical to Node; then the shipped envace-tiny (the page's default; trained, so it
-// emits tool calls, which the random fixture does not) stepped one generation at a time, each a prefix of
+// Rollout page (and the Benchmarks run that shares its worker start). Only shipped models (models/), as in
+// production. WASM: K sampled trajectories of envace-tiny on a retail task, identical to Node; then
+// envace-tiny greedy on a files task stepped one generation at a time, each a prefix of
 // the next and of the full Run; rehearsed-vs-real panels; trace save → load (file chooser), bad and
 // reference-dump files by drop; the view restored from its link. WebGPU (SwiftShader): a two-generation
-// rehearsal run (Act, then its Rehearse beside the real result) and one step.
+// greedy rehearsal run (Act, then its Rehearse beside the real result) with the same token ids as Node and
+// log-probs within 2e-3, and one step.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,9 +18,9 @@ import { loadModelFolder } from '../src/engine/modelFolder';
 import { createNodeRuntime } from '../src/engine/runtime-node';
 import { samplerFromFolder } from '../src/engine/sampler';
 import { getWorld, taskById } from '../src/envs/worlds';
-import { FIXTURE_MODELS, openApp, shot } from './helpers';
+import { maxAbsDiff, openApp, shot } from './helpers';
 
-const NAME = 'e2e-tiny';
+const NAME = 'envace-tiny';
 const K = 2, SEED = 5, MAX = 12, TURNS = 2;
 // envace-tiny, greedy, on this task: act, rehearse (wrong), act, rehearse (exact), act (bad JSON) → 5 generations.
 const SHIPPED = 'envace-tiny', STEP_TASK = 'files-40', STEP_HASH = `#/rollout?m.model=${SHIPPED}&r.world=files&r.task=${STEP_TASK}&r.k=1&r.temp=0&r.turns=4`;
@@ -59,7 +60,7 @@ async function dropFile(page: Page, name: string, text: string): Promise<void> {
 test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', async ({ page }) => {
   const t0 = Date.now();
   const lap = (what: string) => console.log(`[rollout wasm] ${what}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  const ref = await nodeRollout(path.join(FIXTURE_MODELS, NAME), null, K, SEED, 1, MAX, TURNS);
+  const ref = await nodeRollout(path.join('models', NAME), null, K, SEED, 1, MAX, TURNS);
 
   await openApp(page, '?backend=wasm', `#/rollout?m.model=${NAME}&r.world=retail&r.k=${K}&r.seed=${SEED}&r.max=${MAX}&r.turns=${TURNS}&r.temp=1`);
   await expect(page.getByTestId('rollout-backend')).toHaveText('wasm');
@@ -72,7 +73,7 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
   await expect(timeline.getByTestId('termination')).toHaveText(ref[0]!.terminatedBy, { timeout: 120_000 });
   await expect(timeline.locator('.traj-picker button')).toHaveCount(K);
   await page.screenshot({ path: shot('rollout-run'), fullPage: true });
-  lap('fixture run');
+  lap('sampled run');
 
   // Same numbers as Node: compare the worker's trajectories (fetched through the same RPC) field by field.
   const got = await page.evaluate(async ([u, k, s, m, t]) => window.__envace!.api.rollout({
@@ -174,7 +175,7 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
   lap('url restore');
 
   // Benchmarks: 2 test tasks, greedy, real environment.
-  const folder = await loadModelFolder(path.resolve(FIXTURE_MODELS, NAME));
+  const folder = await loadModelFolder(path.resolve('models', NAME));
   const settings = rolloutSettings(profileFromConfig(folder.rawConfig));
   const tasks = getWorld('retail').tasks({ split: 'test', count: 2 });
   const policy2 = await samplerFromFolder(folder, createNodeRuntime({ threads: 1 }), { mode: 'fast' });
@@ -199,8 +200,10 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
   lap('benchmarks');
 });
 
-test('rollout on WebGPU (?backend=webgpu): a short rehearsal run and a step', async ({ page }) => {
+test('rollout on WebGPU (?backend=webgpu): a short rehearsal run like Node, and a step', async ({ page }) => {
   const t0 = Date.now();
+  // The same request in Node (onnxruntime-node CPU): envace-tiny, greedy, one assistant turn, 20 new tokens.
+  const ref = (await nodeRollout(`models/${SHIPPED}`, STEP_TASK, 1, 0, 0, 20, 1))[0]!;
   // One Act (a call) and its Rehearse, then the turn cap: two short generations. Forced: in auto mode a
   // fallback adapter (SwiftShader here) loses to WASM at start (ux.spec.ts).
   const info = await openApp(page, '?backend=webgpu', `${STEP_HASH.replace('r.turns=4', 'r.turns=1')}&r.max=20`);
@@ -211,6 +214,22 @@ test('rollout on WebGPU (?backend=webgpu): a short rehearsal run and a step', as
   await expect(page.getByTestId('run-status')).toContainText('full run', { timeout: 120_000 });
   const full = await shownRows(page);
   expect(full.length).toBe(2);
+  // Same trajectory as Node, read from the page's own trace file (token ids and log-probs travel in it).
+  // Greedy token ids must be equal: WebGPU's fp32 kernels sum in another order, which moves log-probs by
+  // ~1e-5 here, far below the top-2 gaps of this trained model. Log-probs: within 2e-3, the engine spec's bound.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('save-traces').click()]);
+  const shown = importTraces(fs.readFileSync((await download.path())!, 'utf8'));
+  expect(shown.errors).toEqual([]);
+  const got = shown.trajectories[0]!;
+  expect(got.rows.map((r) => r.role)).toEqual(ref.rows.map((r) => r.role));
+  expect(got.rows.map((r) => r.outputIds)).toEqual(ref.rows.map((r) => r.outputIds));
+  expect(got.rows.map((r) => r.text)).toEqual(ref.rows.map((r) => r.text));
+  expect(full.map((r) => r[1])).toEqual(ref.rows.map((r) => r.text));
+  let lpDiff = 0;
+  got.rows.forEach((r, i) => { lpDiff = Math.max(lpDiff, maxAbsDiff(r.logprobs, ref.rows[i]!.logprobs)); });
+  console.log(`[rollout webgpu] vs Node: ${got.rows.map((r) => r.outputIds.length).join('+')} tokens equal, max |Δ logprob| ${lpDiff.toExponential(2)}`);
+  expect(lpDiff).toBeLessThan(2e-3);
+  expect(got.terminatedBy).toBe(ref.terminatedBy);
   await expect(page.getByTestId('rehearse-row').getByTestId('real-panel')).not.toContainText('not recorded');
   await expect(page.getByTestId('rehearse-row').getByTestId('fidelity')).toContainText('field F1');
   console.log(`[rollout webgpu] run: ${((Date.now() - t0) / 1000).toFixed(1)} s`);

@@ -90,6 +90,7 @@ const api = {
     trainDebugLoseDevice: (real?: boolean) => train.debugLoseDevice(real),
     trainDebugStallBefore: (step: number) => train.debugStallBefore(step),
     trainDebugPoisonNextStep: () => train.debugPoisonNextStep(),
+    trainDebugMemory: () => train.debugMemory(),
   } : {}),
 
   // ---- Hugging Face models (Models page) -------------------------------------------------------------

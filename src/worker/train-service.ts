@@ -19,6 +19,7 @@ import type { GrpoTrainer, StepProgress } from '../rl/trainer';
 import type { BackendKind, BackendSwitch, ExportedFolder, SavedRun, TrainEvent, TrainRequest, TrainStatus } from './protocol';
 import { ort, type WebRuntime } from './runtime-web';
 import { buildTinyFolder, TINY_MODEL, withMaxNewTokens } from './train-tiny';
+import { trackWasmMemory, wasmMemoryBytes } from './wasm-memory';
 
 export type TrainListener = (e: TrainEvent) => unknown;
 
@@ -75,6 +76,8 @@ let listener: TrainListener | null = null;
 let simulateLoss = false;
 /** The debug hooks below exist only in the Playwright build (src/e2e-flag.d.ts); elsewhere this folds to false. */
 const E2E_HOOKS = typeof __ENVACE_E2E__ !== 'undefined' && __ENVACE_E2E__ === true;
+// Before ORT's init creates its wasm memory, so a soak run can watch that memory over hundreds of steps.
+if (E2E_HOOKS) trackWasmMemory();
 /** Debug: the loop hangs before this step (1-based), as a wedged worker would, until it is terminated. */
 let stallBefore = 0;
 /** Debug: poison the policy before the next step so the trainer's NaN/Inf guard has something to catch. */
@@ -402,6 +405,13 @@ export function exportFolder(): ExportedFolder {
 
 function requireHooks(): void {
   if (!E2E_HOOKS) throw new Error('debug hooks are compiled into the e2e build only (ENVACE_E2E=1)');
+}
+
+/** Debug: this worker's WebAssembly memory (ORT's heap), for the soak run's flat-memory check. */
+export function debugMemory(): { wasmBytes: number; memories: number; step: number } {
+  requireHooks();
+  const m = wasmMemoryBytes();
+  return { wasmBytes: m.bytes, memories: m.memories, step: run?.trainer.step ?? 0 };
 }
 
 /** Debug: NaN in the policy's final norm before the next step (the guard must skip the update). */
