@@ -68,10 +68,14 @@ test('the default preset fine-tunes the shipped starter and its training reward 
 
   const t0 = Date.now();
   await page.getByRole('button', { name: 'Start', exact: true }).click();
-  await expect(page.getByTestId('train-state')).toHaveText('done', { timeout: BUDGET_MS });
+  // Wait for the end of the run or of the budget, then print what there is either way (a run that did not
+  // finish in time still shows how far it got and how long its steps took).
+  while (Date.now() - t0 < BUDGET_MS && (await page.getByTestId('train-state').textContent()) !== 'done') await page.waitForTimeout(2_000);
   const wallS = (Date.now() - t0) / 1000;
   const run = (await activeRun(page))!;
   await page.screenshot({ path: shot('train-learns'), fullPage: true });
+  console.log(`[train-learns] state ${run.status?.state} after ${wallS.toFixed(0)} s: ${run.history.length} of ${run.request.spec.steps} steps, evals at ${run.evals.map((e) => `${e.step}: ${f3(e.success)}`).join(', ') || 'none'}; s/step ${run.history.map((m) => m.secondsPerStep.toFixed(1)).join(' ')}`);
+  expect(run.status?.state, `the default run did not finish within ${BUDGET_MS / 1000} s`).toBe('done');
 
   const rewards = run.history.map((m) => m.reward);
   const W = Math.max(2, Math.min(4, Math.floor(rewards.length / 3)));
@@ -79,7 +83,7 @@ test('the default preset fine-tunes the shipped starter and its training reward 
   const d = welch(rewards.slice(0, W), rewards.slice(-W));
   const evStart = run.evals.find((e) => e.step === 0)!, evEnd = run.evals[run.evals.length - 1]!;
   const n = run.request.spec.evalTasks ?? TRAIN_DEFAULTS.evalTasks;
-  console.log(`[train-learns] ${run.history.length} steps in ${wallS.toFixed(0)} s on ${run.status?.backend} (s/step ${run.history.map((m) => m.secondsPerStep.toFixed(1)).join(' ')})`);
+  console.log(`[train-learns] backend ${run.status?.backend}`);
   console.log(`[train-learns] reward per step: ${rewards.map(f3).join(' ')}`);
   console.log(`[train-learns] training reward, first ${W} steps: ${f3(first.mean)} ${iv(first.ci)}; last ${W} steps: ${f3(last.mean)} ${iv(last.ci)}; difference ${f3(d.diff)} ${iv(d.ci)} (Welch 95%, criterion: lower bound > 0)`);
   console.log(`[train-learns] held-out success (${n} difficulty-${TRAIN_DEFAULTS.difficulty} test tasks, greedy, real environment): step 0 ${f3(evStart.success)} ${iv(wilson(evStart.success, n))} → step ${evEnd.step} ${f3(evEnd.success)} ${iv(wilson(evEnd.success, n))}; checklist ${f3(evStart.checklist)} → ${f3(evEnd.checklist)}`);

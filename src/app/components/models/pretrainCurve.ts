@@ -43,7 +43,8 @@ export function pointProblems(p: unknown): string[] {
   if (!isShare(o.success)) out.push(`success must be in [0, 1] (got ${JSON.stringify(o.success)})`);
   const ci = o.ci95;
   if (!Array.isArray(ci) || ci.length !== 2 || !isShare(ci[0]) || !isShare(ci[1]) || ci[0] > ci[1]) out.push(`ci95 must be [lo, hi] with 0 ≤ lo ≤ hi ≤ 1 (got ${JSON.stringify(ci)})`);
-  else if (isShare(o.success) && (o.success < ci[0] || o.success > ci[1])) out.push(`success ${o.success} lies outside its ci95 ${JSON.stringify(ci)}`);
+  // 1e-9: an interval written with rounding must not reject its own point estimate.
+  else if (isShare(o.success) && (o.success < ci[0] - 1e-9 || o.success > ci[1] + 1e-9)) out.push(`success ${o.success} lies outside its ci95 ${JSON.stringify(ci)}`);
   return out;
 }
 
