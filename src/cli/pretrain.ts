@@ -66,6 +66,7 @@ const cli = defineCli({
     heads: { type: 'int', help: 'override the preset: attention heads', min: 1 },
     inter: { type: 'int', help: 'override the preset: MLP size', min: 8 },
     pretokenizer: { type: 'string', help: "tokenizer pieces: 'words' keeps a word's leading space apart, so names copy as the same ids (new tokenizers only)", default: 'gpt2', choices: ['gpt2', 'words'] },
+    'copy-weight': { type: 'number', help: 'loss weight of target word tokens that also occur in the prompt (names, ids and tool names copied from the context)', default: 1, min: 0 },
     'curve-every': { type: 'number', help: 'evaluate held-out success every so many training CPU-minutes (0 = only at the end)', default: 0, min: 0 },
     budget: { type: 'number', help: 'stop after this many training CPU-minutes (cumulative with --init\'s)', min: 0 },
     'no-run': { type: 'boolean', help: 'parse only' },
@@ -98,7 +99,26 @@ async function conversationRows(tasks: Task[], tok: BPETokenizer, profile: Promp
   const { examples } = await sftExamples(tasks, { rollout: rolloutSettings(profile), maxContext, countTokens: (s) => tok.encode(s).length });
   const byTask = new Map<string, typeof examples>();
   for (const e of examples) (byTask.get(e.taskId) ?? byTask.set(e.taskId, []).get(e.taskId)!).push(e);
-  return [...byTask.values()].map((ex) => sftTokenRows(ex, tok, maxContext)).filter((r) => r.length > 0);
+  return [...byTask.values()].map((ex) => copyWeighted(sftTokenRows(ex, tok, maxContext), tok)).filter((r) => r.length > 0);
+}
+
+/**
+ * Copies are the rare, decisive tokens of this data (a folder name, an order id, an available tool's name
+ * taken from the prompt) and the ones a small model learns last: `--copy-weight` multiplies the loss weight
+ * of every Act target token made of letters or digits that also occurs in the row's prompt (Rehearse rows
+ * copy whole hints, which they learn early).
+ */
+function copyWeighted(rows: SftRow[], tok: BPETokenizer): SftRow[] {
+  const w = args['copy-weight'];
+  if (w === 1) return rows;
+  const wordy = new Map<number, boolean>();
+  const isWord = (id: number) => wordy.get(id) ?? wordy.set(id, /^[\p{L}\p{N}_]+$/u.test(tok.decode([id]))).get(id)!;
+  return rows.map((r) => {
+    if (r.role !== 'act') return r;
+    const inPrompt = new Set<number>();
+    r.weights.forEach((x, i) => { if (x === 0) inPrompt.add(r.ids[i]); });
+    return { ...r, weights: r.weights.map((x, i) => (x > 0 && inPrompt.has(r.ids[i]) && isWord(r.ids[i]) ? x * w : x)) };
+  });
 }
 
 /** Never-seen train conversations, a chunk of tasks at a time, worlds interleaved. */
@@ -158,14 +178,14 @@ async function main() {
     if (args.inter) dims.intermediate_size = args.inter;
     const cfg = init ? init.config : makeConfig(size, { vocab_size: tok.vocabSize, max_position_embeddings: maxContext, ...dims });
     const model = new Model(cfg, nodeRuntime(), init?.params, { seed, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
-    const initMeta = (init?.rawConfig.envace ?? {}) as { steps?: number; cpuMinutes?: number };
+    const initMeta = (init?.rawConfig.envace ?? {}) as { steps?: number; cpuMinutes?: number; trainTasksSeen?: number };
     const priorSteps = Number(initMeta.steps ?? 0);
     const priorEval = initDir ? await readFile(join(initDir, 'eval.json'), 'utf8').then((t) => JSON.parse(t) as { heldOutCurve?: { points: CurvePoint[] } }).catch(() => ({} as { heldOutCurve?: { points: CurvePoint[] } })) : {};
     const priorPoints: CurvePoint[] = priorEval.heldOutCurve?.points ?? [];
     const priorCpu = Number(initMeta.cpuMinutes ?? 0);
     log(`\n${name}: ${countParams(cfg)} parameters, ${steps} steps of ${batchSize} ${byConversation ? 'conversations' : 'rows'}${args.budget ? `, stop at ${args.budget} CPU-min` : ''}`);
     const rng = new Rng(seed + 17);
-    const fresh = args.fresh ? new FreshConversations(tok, profile, args['task-offset'], new Rng(seed + 29)) : null;
+    const fresh = args.fresh ? new FreshConversations(tok, profile, args['task-offset'] || (initMeta.trainTasksSeen ?? 0), new Rng(seed + 29)) : null;
     const bar = progress(steps, name);
     const t0 = Date.now();
     let ema = NaN, trainCpu = 0, lastCurve = 0, trained = 0, processed = 0;
@@ -177,7 +197,7 @@ async function main() {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
         meta: {
           size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
-          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
           examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
           cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,
         },
@@ -195,6 +215,11 @@ async function main() {
       let pick: SftRow[];
       if (byConversation) pick = (fresh ? await fresh.next(batchSize) : Array.from({ length: batchSize }, () => conversations[rng.int(conversations.length)])).flat();
       else pick = pickSftRows(rows, rng, batchSize, BUCKETS);
+      if (s === 0 && args['copy-weight'] !== 1) {
+        const t = pick.flatMap((row) => row.weights.filter((w, i) => i > 0 && w > 0));
+        const ex = pick.find((row) => row.weights.some((w) => w > 1));
+        log(`copy-weighted target tokens: ${t.filter((w) => w > 1).length} of ${t.length}; e.g. ${JSON.stringify(ex ? ex.ids.filter((_, i) => ex.weights[i] > 1).map((id) => tok.decode([id])) : [])}`);
+      }
       const packed = packedSftBatches(pick, modelDims(cfg));
       const r = args.batching === 'padded' ? await model.trainStep(referenceSftBatch(pick, BUCKETS), { lr }) : await model.trainStepPacked(packed, { lr });
       trained += pick.reduce((a, row) => a + row.weights.filter((w, i) => i > 0 && w > 0).length, 0);
