@@ -16,7 +16,7 @@ import { rolloutGroups } from '../src/agent/rollout';
 import { importTraces } from '../src/agent/traces';
 import { taskById } from '../src/envs/worlds';
 import { loadHfModelNode } from '../src/engine/hf/node';
-import { buildHfRolloutConfig } from '../src/worker/hf-rollout-config';
+import { actAndRehearse, buildHfRolloutConfig, referenceAct } from '../src/worker/hf-rollout-config';
 import type { RolloutRequest } from '../src/worker/protocol';
 import { openApp, shot } from './helpers';
 
@@ -124,25 +124,47 @@ test('a hub-mirror URL loads with download progress, is cached, and rolls out in
   expect(wt.rows[0]!.role).toBe('act');
   expect(wt.rows[0]!.outputIds.length).toBeGreaterThan(0);
 
-  // Node: the same request through src/engine/hf on onnxruntime-node, the same rollout config.
+  // The same model in the Rehearse role only (Act replays the task's reference turns): Rehearse runs.
+  const select = page.locator('#f-m\\.model');
+  const rehearseOnly = `${await select.inputValue()}|rehearse-only`;
+  await select.selectOption(rehearseOnly);
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await expect(page.getByTestId('run-status')).toContainText('full run', { timeout: 300_000 });
+  await expect(page.getByTestId('rollout-timeline')).toContainText(/rehearse/i);
+  await page.screenshot({ path: shot('hf-model-rehearse'), fullPage: true });
+  const [download2] = await Promise.all([page.waitForEvent('download'), page.getByTestId('save-traces').click()]);
+  const web2 = importTraces(readFileSync((await download2.path())!, 'utf8'));
+  expect(web2.errors).toEqual([]);
+  const rt = web2.trajectories[0]!;
+  const rehearsed = rt.rows.filter((r) => r.role === 'rehearse');
+  expect(rehearsed.length).toBeGreaterThan(0);
+  expect(rehearsed.every((r) => r.outputIds.length > 0 && r.promptIds.length > 0)).toBe(true);
+
+  // Node: the same requests through src/engine/hf on onnxruntime-node, the same rollout configs.
   const model = await loadHfModelNode(DIR, { cacheDir: null });
   try {
     const req: RolloutRequest = { modelUrl: 'node', world: 'files', taskId: TASK, mode: 'rehearsal', k: 1, seed: SEED, temperature: 0, maxTurns: TURNS, maxNewTokens: MAX };
+    const task = taskById(TASK)!;
     const format = formatForTokenizerConfig(model.tokenizerConfig as { chat_template?: string; eos_token?: string });
-    const [nt] = await rolloutGroups([taskById(TASK)!], 1, buildHfRolloutConfig(format, req, model.generator).cfg);
-    expect(wt.rows.map((r) => r.role)).toEqual(nt!.rows.map((r) => r.role));
-    expect(wt.rows.map((r) => r.promptIds)).toEqual(nt!.rows.map((r) => r.promptIds));
-    expect(wt.rows.map((r) => r.outputIds)).toEqual(nt!.rows.map((r) => r.outputIds));
-    expect(wt.rows.map((r) => r.text)).toEqual(nt!.rows.map((r) => r.text));
-    expect(wt.terminatedBy).toBe(nt!.terminatedBy);
-    // The Act prompt is Qwen3's chat template with native tools (shared/ENVACE.md §1).
+    const [nt] = await rolloutGroups([task], 1, buildHfRolloutConfig(format, req, model.generator).cfg);
+    const [nr] = await rolloutGroups([task], 1, buildHfRolloutConfig(format, req, actAndRehearse(referenceAct(task, format), model.generator)).cfg);
+    for (const [w, n] of [[wt, nt!], [rt, nr!]] as const) {
+      expect(w.rows.map((r) => r.role)).toEqual(n.rows.map((r) => r.role));
+      expect(w.rows.map((r) => r.promptIds)).toEqual(n.rows.map((r) => r.promptIds));
+      expect(w.rows.map((r) => r.outputIds)).toEqual(n.rows.map((r) => r.outputIds));
+      expect(w.rows.map((r) => r.text)).toEqual(n.rows.map((r) => r.text));
+      expect(w.terminatedBy).toBe(n.terminatedBy);
+      expect(w.error?.code).toBe(n.error?.code);
+    }
+    // The Act prompt is Qwen3's chat template with native tools (shared/ENVACE.md §1); random weights write
+    // no valid <execution_result>, so the Rehearse-only episode ends on a Rehearse-side error.
     expect(nt!.rows[0]!.prompt).toContain('<|im_start|>system\n');
     expect(nt!.rows[0]!.prompt).toContain('<tools>');
+    expect(nr!.rows.find((r) => r.role === 'rehearse')!.prompt).toContain('<|im_start|>assistant\n');
+    expect(['EMPTY_SIMULATOR_OUTPUT', 'NO_EXECUTION_RESULT_TAG_FOUND', 'EXECUTION_RESULT_TAG_MALFORMED', 'SIMULATOR_JSON_DECODE_ERROR', 'INVALID_EXECUTION_RESULT_TYPE']).toContain(rt.error?.code);
   } finally {
     await model.generator.release();
   }
-  // The timeline shows the generation.
-  await expect(page.getByTestId('rollout-timeline')).toContainText('act');
 
   // Clear cache empties the Cache API.
   await page.getByRole('tab', { name: /models/i }).click();
@@ -155,6 +177,14 @@ test('a picked folder loads through the same path; a wrong folder or dtype gets 
   test.setTimeout(300_000);
   await openApp(page, '?backend=wasm', '#/models');
   const err = page.getByTestId('hf-models').getByRole('alert');
+  // Loose files dropped on the drop zone (no onnx/ folder): the layout error names the file and the fix.
+  const dataTransfer = await page.evaluateHandle(() => {
+    const dt = new DataTransfer();
+    for (const name of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'model.onnx']) dt.items.add(new File(['{}'], name));
+    return dt;
+  });
+  await page.getByTestId('hf-drop').dispatchEvent('drop', { dataTransfer });
+  await expect(err).toContainText('MISSING_FILE: picked folder dropped files: missing onnx/model.onnx for dtype fp32 (model.onnx is at the top level; the onnx-community layout keeps it under onnx/)', { timeout: 60_000 });
   // A folder without tokenizer.json.
   const broken = join(ROOT, 'broken');
   mkdirSync(join(broken, 'onnx'), { recursive: true });

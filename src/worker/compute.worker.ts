@@ -13,9 +13,11 @@ import type { BenchEvalRequest, BenchListener, RehearseFirstRequest } from './pr
 import { f32 } from '../engine/runtime';
 import type { BackendInfo, Capabilities, InitOptions, ProgressListener, RolloutRequest, RolloutStepRequest, SmokeResult, TrainRequest } from './protocol';
 import { HF_URL_PREFIX, type HfLoadRequest, type HfProgressListener } from './protocol';
+import * as hfCache from './hf-cache';
 
 // Hugging Face models (transformers.js and its own ORT) load only when one is asked for.
-const hf = () => import('./hf-service');
+let hfModule: Promise<typeof import('./hf-service')> | null = null;
+const hf = () => (hfModule ??= import('./hf-service'));
 const isHf = (url: string) => url.startsWith(HF_URL_PREFIX);
 
 let runtime: WebRuntime | null = null;
@@ -65,7 +67,7 @@ const api = {
   rollout: async (req: RolloutRequest, onProgress?: ProgressListener) => (isHf(req.modelUrl) ? (await hf()).rollout(req, onProgress) : engine.rollout(need(), req, onProgress)),
   rolloutStep: async (req: RolloutStepRequest, onProgress?: ProgressListener) => (isHf(req.modelUrl) ? (await hf()).rolloutStep(req, onProgress) : engine.rolloutStep(need(), req, onProgress)),
   /** Stops a running rollout/step after its current round; it rejects with "cancelled: …". */
-  rolloutCancel: async () => { engine.cancelRollouts(); (await hf()).cancelRollouts(); },
+  rolloutCancel: () => { engine.cancelRollouts(); void hfModule?.then((m) => m.cancelRollouts()); },
   taskInfo: (world: string, id?: string) => engine.taskInfo(world, id),
   /** The rollout with private rehearsal (src/tts/) before every user turn; progress names the attempt and turn. */
   rehearseFirst: (req: RehearseFirstRequest, onProgress?: ProgressListener) => ttsService.rehearseFirst(need(), req, onProgress),
@@ -96,10 +98,11 @@ const api = {
   // ---- Hugging Face models (Models page) -------------------------------------------------------------
   // onProgress: a Comlink.proxy callback per downloaded chunk (throttled); errors read "CODE: message".
   hfLoad: async (req: HfLoadRequest, onProgress?: HfProgressListener) => (await hf()).load(need(), req, onProgress),
-  hfUnload: async () => (await hf()).unload(),
-  hfCurrent: async () => (await hf()).current(),
-  hfCacheInfo: async () => (await hf()).cacheInfo(),
-  hfClearCache: async () => (await hf()).clearCache(),
+  hfUnload: async () => { if (hfModule) await (await hfModule).unload(); },
+  hfCurrent: async () => (hfModule ? (await hfModule).current() : null),
+  // The cache is read without transformers.js (the Models page shows it on every visit).
+  hfCacheInfo: () => hfCache.cacheInfo(),
+  hfClearCache: () => hfCache.clearCache(),
 
   // ---- benchmarks ----------------------------------------------------------------------------------
   // The evaluation protocol (src/bench) in chunks: progress through a Comlink.proxy callback, cancel

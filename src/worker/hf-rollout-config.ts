@@ -36,16 +36,23 @@ function assistantHeader(format: ChatFormat): string {
   return header;
 }
 
-/** Act by the task's reference conversation: the n-th Act prompt gets the n-th reference assistant turn. */
-export function referenceAct(task: Task, format: ChatFormat): ScriptedGenerator {
+/**
+ * Act by the task's reference conversation: the n-th Act prompt gets the n-th reference assistant turn, whole
+ * (the page's token budget is the model's: a scripted call cut short would only test the budget).
+ */
+export function referenceAct(task: Task, format: ChatFormat): TextGenerator {
   const header = assistantHeader(format);
   const turns = task.reference.filter((m): m is Extract<Message, { role: 'assistant' }> => m.role === 'assistant');
-  return new ScriptedGenerator((req) => {
+  const script = new ScriptedGenerator((req) => {
     const done = req.prompt.split(header).length - 2;
     const next = turns[done];
     if (!next) return 'Done.';
     return next.toolCalls?.length ? formatAct(undefined, next.toolCalls) : next.content;
   }, { name: 'reference-act' });
+  return {
+    name: script.name, maxContext: script.maxContext, countTokens: (t) => script.countTokens(t),
+    generate: (reqs) => script.generate(reqs.map((r) => ({ ...r, maxNewTokens: Math.max(r.maxNewTokens, 1 << 16) }))),
+  };
 }
 
 /** Act requests to `act`, Rehearse requests to `rehearse`, each batch split by role and answered in order. */

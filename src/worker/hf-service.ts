@@ -1,6 +1,6 @@
 // Hugging Face models in the compute worker: the same loader as Node (src/engine/hf: transformers.js loads the
 // tokenizer and the ONNX file, the engine's Sampler generates), for a hub id, a URL or a picked folder, with
-// download progress, the Cache API as the download cache, and Act / Rehearse rollouts with the model's own chat
+// download progress, the Cache API as the download cache (hf-cache.ts), and Act / Rehearse rollouts with the model's own chat
 // template. Imported on demand by compute.worker.ts: transformers.js is a large module the shipped models never need.
 //
 // transformers.js brings its own onnxruntime-web (1.31 dev, the "asyncify" WebGPU+WASM build) while our runtime
@@ -19,10 +19,11 @@ import { HfModelError } from '../engine/hf/source';
 import { loadHfModel, type HfModel } from '../engine/hf/loader';
 import { parseHfSource, sourceLabel, type HfSource } from '../engine/hf/source';
 import { CancelledError, tokenStrings } from './engine-bridge';
+import { HF_CACHE_KEY } from './hf-cache';
 import { actAndRehearse, buildHfRolloutConfig, referenceAct } from './hf-rollout-config';
 import { realVerdictOf } from './rollout-config';
 import {
-  HF_REHEARSE_ONLY, HF_URL_PREFIX, type HfCacheInfo, type HfLoadProgress, type HfLoadRequest, type HfModelInfo, type HfProgressListener,
+  HF_REHEARSE_ONLY, HF_URL_PREFIX, type HfLoadProgress, type HfLoadRequest, type HfModelInfo, type HfProgressListener,
   type ProgressListener, type RolloutRequest, type RolloutStepRequest, type RolloutStepResult, type ShownTrajectory,
 } from './protocol';
 import type { WebRuntime } from './runtime-web';
@@ -47,6 +48,7 @@ function configureOrt(rt: WebRuntime): void {
   // The wasm binary is ours (served with the app): only model files go into the download cache.
   env.useWasmCache = false;
   env.useBrowserCache = typeof caches !== 'undefined';
+  env.cacheKey = HF_CACHE_KEY;
   ortConfigured = true;
 }
 
@@ -129,27 +131,6 @@ export async function unload(): Promise<void> {
 }
 
 export function current(): HfModelInfo | null { return loaded?.info ?? null; }
-
-// ---- the download cache ---------------------------------------------------------------------------
-
-export async function cacheInfo(): Promise<HfCacheInfo> {
-  if (typeof caches === 'undefined' || !(await caches.has(env.cacheKey))) return { entries: 0, bytes: 0, urls: [] };
-  const c = await caches.open(env.cacheKey);
-  const keys = await c.keys();
-  let bytes = 0;
-  for (const k of keys) {
-    const r = await c.match(k);
-    const n = Number(r?.headers.get('content-length'));
-    bytes += Number.isFinite(n) && n > 0 ? n : (await r?.blob())?.size ?? 0;
-  }
-  return { entries: keys.length, bytes, urls: keys.map((k) => k.url) };
-}
-
-/** Deletes every cached download (the loaded model stays in memory). */
-export async function clearCache(): Promise<HfCacheInfo> {
-  if (typeof caches !== 'undefined') await caches.delete(env.cacheKey);
-  return cacheInfo();
-}
 
 // ---- rollouts -------------------------------------------------------------------------------------
 
