@@ -54,6 +54,7 @@ export const ABLATION_CLI = defineCli({
     budget: { type: 'numbers', help: 'real-environment budget sweep: shares p of training tool calls executed in the real environment', min: 0, max: 1 },
     'budget-variant': { type: 'string', help: 'variant trained at every budget', choices: BUDGET_VARIANTS, default: 'envace' },
     tasks: { type: 'int', help: 'held-out evaluation tasks', default: 100, min: 1 },
+    difficulty: { type: 'int', help: 'held-out tasks of this difficulty only (1–3; default all; training tasks: the config\'s "difficulty")', min: 1, max: 3 },
     k: { type: 'int', help: 'samples per task (Avg@k)', default: PAPER_PROTOCOL.k, min: 1 },
     temperature: { type: 'number', help: 'evaluation temperature (0 = greedy)', default: PAPER_PROTOCOL.temperature, min: 0 },
     'top-p': { type: 'number', help: 'evaluation nucleus filter', default: PAPER_PROTOCOL.topP, min: 0, max: 1 },
@@ -71,6 +72,8 @@ export interface RunResult {
   /** Training curves: one entry per step (metrics.jsonl) and per scheduled evaluation (evals.jsonl). */
   curve: Record<string, unknown>[];
   evals: Record<string, unknown>[];
+  /** Held-out tasks of this difficulty only (absent: all). */
+  difficulty?: number;
   /** Budget-sweep runs: the share of training tool calls executed in the real environment. */
   realFraction?: number;
 }
@@ -94,6 +97,8 @@ export interface AblationSummary {
   protocol: {
     world: string; split: 'test'; n_tasks: number; k: number; temperature: number; top_p: number;
     seeds: number[]; steps: number; model: string; config: RunSpec;
+    /** Held-out tasks of this difficulty only (absent: all). */
+    difficulty?: number;
     bootstrap: { resamples: number; seed: number; level: 0.95; over: 'seeds × tasks' };
     primary_metric: MetricName;
   };
@@ -246,7 +251,7 @@ export function summaryMarkdown(s: AblationSummary): string {
   const p = s.protocol;
   const lines = [
     `Ablation on the built-in **${p.world}** world from \`${p.model}\`: seeds ${p.seeds.join(', ')} × ${p.steps} steps per variant. ` +
-    `Evaluation: ${p.n_tasks} held-out tasks, Avg@${p.k} at T ${p.temperature}, top-p ${p.top_p}, real environment; the base model is evaluated per seed like every trained one. ` +
+    `Evaluation: ${p.n_tasks} held-out tasks${p.difficulty ? ` of difficulty ${p.difficulty}` : ""}${p.config.difficulty ? ` (training tasks of difficulty ${p.config.difficulty})` : ""}, Avg@${p.k} at T ${p.temperature}, top-p ${p.top_p}, real environment; the base model is evaluated per seed like every trained one. ` +
     `Means with 95% bootstrap intervals over seeds × tasks (${p.bootstrap.resamples} resamples); differences by a paired bootstrap over the same seeds and tasks.`,
     '',
     '| variant | success | state check | checklist | pass@k | Δ success vs base | Δ checklist vs base | s/step |',
@@ -273,7 +278,7 @@ async function main() {
   const runs: RunResult[] = [];
   const evaluate = async (folderPath: string | null, variant: string, seed: number, label: string) => {
     const folder = folderPath ? await loadModelFolder(folderPath) : startFolder;
-    const r = await evaluateFolder({ folder, model: folderPath ?? a.model, world: a.world, tasks: a.tasks, sampling: { ...sampling, seed }, label });
+    const r = await evaluateFolder({ folder, model: folderPath ?? a.model, world: a.world, tasks: a.tasks, difficulty: a.difficulty, sampling: { ...sampling, seed }, label });
     return { report: evalReport(r, { model: folderPath ?? a.model, world: a.world, ...sampling, seed }, { resamples: a.resamples, seed: hashSeed('bootstrap', seed) }), perTask: r.perTask };
   };
   const finished = async (dir: string): Promise<RunResult | null> => {
@@ -282,7 +287,7 @@ async function main() {
     const r = JSON.parse(await readFile(f, 'utf8')) as RunResult;
     const p = r.report;
     // A result measured with another protocol is not reused.
-    if (p.n_tasks !== a.tasks || p.k !== a.k || p.temperature !== a.temperature || p.top_p !== a['top-p'] || p.world !== a.world || r.steps !== (r.variant === BASE ? 0 : a.steps)) return null;
+    if (p.n_tasks !== a.tasks || (r.difficulty ?? undefined) !== a.difficulty || p.k !== a.k || p.temperature !== a.temperature || p.top_p !== a['top-p'] || p.world !== a.world || r.steps !== (r.variant === BASE ? 0 : a.steps)) return null;
     process.stderr.write(`${r.variant}${r.realFraction !== undefined ? ` p ${r.realFraction}` : ''} seed ${r.seed}: done earlier (${f})\n`);
     return r;
   };
@@ -292,7 +297,7 @@ async function main() {
     if (!r) {
       await mkdir(dir, { recursive: true });
       const e = await evaluate(null, BASE, seed, `base seed ${seed} eval`);
-      r = { variant: BASE, seed, steps: 0, secondsPerStep: null, ...e, curve: [], evals: [] };
+      r = { variant: BASE, seed, steps: 0, secondsPerStep: null, ...e, curve: [], evals: [], difficulty: a.difficulty };
       await writeFile(join(dir, 'result.json'), JSON.stringify(r) + '\n');
     }
     runs.push(r);
@@ -310,7 +315,7 @@ async function main() {
           resume: existsSync(join(dir, 'checkpoints')), label: `${variant} seed ${seed}`,
         });
         const e = await evaluate(join(dir, 'model'), variant, seed, `${variant} seed ${seed} eval`);
-        r = { variant, seed, steps: a.steps, secondsPerStep: t.secondsPerStep, ...e, curve: await readJsonl(join(dir, 'metrics.jsonl')), evals: await readJsonl(join(dir, 'evals.jsonl')) };
+        r = { variant, seed, steps: a.steps, secondsPerStep: t.secondsPerStep, ...e, curve: await readJsonl(join(dir, 'metrics.jsonl')), evals: await readJsonl(join(dir, 'evals.jsonl')), difficulty: a.difficulty };
         await writeFile(join(dir, 'result.json'), JSON.stringify(r) + '\n');
       }
       runs.push(r);
@@ -337,7 +342,7 @@ async function main() {
       budgetRuns.push(r);
     }
   }
-  const s = summarize(runs, { world: a.world, split: 'test', n_tasks: a.tasks, k: a.k, temperature: a.temperature, top_p: a['top-p'], seeds, steps: a.steps, model: a.model, config: base, resamples: a.resamples });
+  const s = summarize(runs, { world: a.world, split: 'test', n_tasks: a.tasks, difficulty: a.difficulty, k: a.k, temperature: a.temperature, top_p: a['top-p'], seeds, steps: a.steps, model: a.model, config: base, resamples: a.resamples });
   if (budget.length) s.budget = summarizeBudget([...runs.filter((r) => r.variant === BASE), ...budgetRuns], { variant: a['budget-variant'], fractions: budget, seeds, steps: a.steps, world: a.world, resamples: a.resamples });
   const md = summaryMarkdown(s) + (s.budget ? '\n' + budgetMarkdown(s.budget) : '');
   await writeFile(join(a.out, 'summary.json'), JSON.stringify(s, null, 2) + '\n');
