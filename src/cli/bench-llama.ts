@@ -54,6 +54,7 @@ async function measure(a: CliValues<typeof cli.options>, shape: Shape) {
   if (shape === 'fixture' && folder.tokenizer.vocabSize !== cfg.vocab_size) throw new Error(`fixture peer expects a ${cfg.vocab_size}-id tokenizer`);
   const params = initParams(cfg, a.seed);
   const initSeconds = (performance.now() - t0) / 1000;
+  process.stderr.write(`[bench:llama ${shape}] ${countParams(cfg)} parameters initialised in ${initSeconds.toFixed(1)} s, rss ${Math.round(process.memoryUsage().rss / MB)} MB\n`);
   const base = (folder.rawConfig.envace as { profile?: PromptProfile } | undefined)?.profile ?? TINY_PROFILE;
   const profile: PromptProfile = { ...base, act: { ...base.act, maxNewTokens: a.new }, rehearse: { ...base.rehearse, maxNewTokens: a.new }, limits: { ...base.limits, maxAssistantTurns: 1, maxGenerations: 1, minNewTokens: 1 } };
   const tasks = getWorld('files').tasks({ split: 'train', count: 1 });
