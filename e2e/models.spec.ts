@@ -25,8 +25,9 @@ test('lists models, shows config and size, samples in the worker like Node', asy
   await expect(row).toBeVisible();
   await expect(row).toHaveClass(/on/); // selected from the URL
   await expect(row).toContainText(String(folder.config.vocab_size));
-  await expect(page.getByText('model.safetensors')).toBeVisible();
-  await expect(page.getByText('onnx/model.onnx')).toBeVisible();
+  // The file table's row headers (the Hugging Face panel's dtype select also names onnx/model.onnx).
+  await expect(page.getByRole('rowheader', { name: 'model.safetensors', exact: true })).toBeVisible();
+  await expect(page.getByRole('rowheader', { name: 'onnx/model.onnx', exact: true })).toBeVisible();
 
   await page.getByRole('button', { name: 'Sample' }).click();
   const out = page.getByTestId('sample-output');
