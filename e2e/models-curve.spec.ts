@@ -29,7 +29,7 @@ test('draws a folder\'s pretraining curve with bands and a success axis within [
   await expect(chart.locator('path.recharts-line-curve')).toHaveCount(2);
   await expect(chart.locator('.recharts-area-area')).toHaveCount(2);
   // Success axis: ticks from 0 to 1, none above.
-  const ticks = (await chart.locator('.recharts-yAxis .recharts-cartesian-axis-tick-value').allTextContents()).map(Number);
+  const ticks = (await chart.locator('.yAxis .recharts-cartesian-axis-tick-value').allTextContents()).map(Number);
   expect(Math.min(...ticks)).toBe(0);
   expect(Math.max(...ticks)).toBe(1);
   await expect(chart).toContainText('cumulative pretraining CPU-minutes');
