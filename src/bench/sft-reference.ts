@@ -1,4 +1,4 @@
-// Supervised (SFT) batches: the rows of `npm run pretrain` and the two ways to train a step on them.
+// Supervised (SFT) batches: the rows of `npm run sft` and the two ways to train a step on them.
 // - reference (the pretrain loop before packing): the picked rows padded to their common length bucket,
 //   one [rows, bucket] graph call;
 // - packed (engine/packing.ts): the same rows merged into a prefix tree (they share the system prompt and

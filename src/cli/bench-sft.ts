@@ -1,5 +1,5 @@
 // npm run bench:sft -- --json [--model models/envace-small] [--steps 12] [--batch 16] [--worlds files,retail]
-// SFT steps of `npm run pretrain` on its own data: the same rows per step trained by the packed path
+// SFT steps of `npm run sft` on its own data: the same rows per step trained by the packed path
 // (what pretrain runs) and by the padded-bucket reference (pretrain before packing), interleaved (which
 // goes first alternates), on two copies of the same model. A third path is pretrain's `--draw
 // conversations` on the same row pool: every row of whole conversations per step (Act rows of one

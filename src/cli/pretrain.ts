@@ -1,4 +1,4 @@
-// npm run pretrain -- [--sizes tiny,small] [--worlds files,retail] [--tasks 600] [--steps 1500] [--seed 0]
+// npm run sft -- [--sizes tiny,small] [--worlds files,retail] [--tasks 600] [--steps 1500] [--seed 0]
 //                     [--out models] [--eval 40] [--batch 16] [--lr 3e-3] [--vocab 1024] [--batching packed|padded]
 //                     [--profile tiny|lean] [--draw rows|conversations] [--fresh] [--layers L --hidden D ...]
 //                     [--curve-every MIN] [--budget MIN]
