@@ -38,7 +38,7 @@ import { cliArgs, defineCli } from './args';
 import { progress } from './util';
 
 const cli = defineCli({
-  name: 'pretrain',
+  name: 'sft',
   summary: 'Supervised starter policies (Act and Rehearse tokens) from the built-in worlds, written as model folders and evaluated.',
   options: {
     sizes: { type: 'list', help: 'model presets', default: ['tiny', 'small'], choices: ['tiny', 'small', 'base'] },
