@@ -60,13 +60,20 @@ test('shipped curves are drawn within 3 s with no compute, and CSV export matche
   expect(await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => /docs\/results/.test(e.name)).map((e) => e.name))).toEqual([]);
 
   // Lines and bands: each series draws a curve (Line) and a band (Area).
+  // The chart opens on the first committed ablation summary in path order (as the page's glob lists them).
+  const shownFile = (fs.readdirSync('docs/results', { recursive: true }) as string[]).filter((f) => /summary\.json$/.test(f)).sort()
+    .find((f) => {
+      const j = JSON.parse(fs.readFileSync(`docs/results/${f}`, 'utf8')) as Summary & { format?: string };
+      return typeof j.format === 'string' && j.format.startsWith('envace-ablation-summary/') && j.runs.some((r) => r.variant !== 'base');
+    })!;
+  const summary = JSON.parse(fs.readFileSync(`docs/results/${shownFile}`, 'utf8')) as Summary;
   const drawnSeries = (JSON.parse((await training.getAttribute('data-series'))!) as unknown[]).length;
-  expect(drawnSeries).toBe(2); // envace and standard-grpo in ablation-small (base has no training curve)
+  // One series per trained variant (base has no training curve).
+  expect(drawnSeries).toBe(new Set(summary.runs.filter((r) => r.variant !== 'base').map((r) => r.variant)).size);
   await expect(training.locator('path.recharts-line-curve')).toHaveCount(drawnSeries);
   await expect(training.locator('path.recharts-area-area')).toHaveCount(drawnSeries);
 
   // Training curves CSV = the summary's evals, averaged over seeds (recomputed here from the file).
-  const summary = JSON.parse(fs.readFileSync('docs/results/ablation-small/summary.json', 'utf8')) as Summary;
   for (const metric of ['success', 'checklist']) {
     await page.locator('#f-bc\\.metric').selectOption(metric);
     const csv = await csvOf(page, 'curve-training-csv');
@@ -95,7 +102,9 @@ test('shipped curves are drawn within 3 s with no compute, and CSV export matche
     expect(c, `${n} ${series}`).toBeDefined();
     expect([Number(mean), Number(lo), Number(hi)]).toEqual([c.success.mean, c.success.ci95[0], c.success.ci95[1]]);
   }
-  await expect(page.getByTestId('rehearsal-policies')).toContainText('no EnvACE-trained policy exists yet');
+  const ttsModels = new Set((fs.readdirSync('docs/results') as string[]).filter((f) => /^tts-.*\.json$/.test(f))
+    .map((f) => (JSON.parse(fs.readFileSync(`docs/results/${f}`, 'utf8')) as { model: string }).model));
+  await expect(page.getByTestId('rehearsal-policies')).toContainText(ttsModels.size < 2 ? 'no EnvACE-trained policy exists yet' : 'sweeps exist for');
 
   // Evaluation suites: every shipped eval JSON is a point with its interval; BFCL and τ² say they are not evaluated.
   // (Other sessions may add eval files after the build: the chart has those bundled, at least the 7 of the start.)

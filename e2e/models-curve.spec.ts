@@ -29,7 +29,11 @@ test('draws a folder\'s pretraining curve with bands and a success axis within [
   await expect(chart.locator('path.recharts-line-curve')).toHaveCount(2);
   await expect(chart.locator('.recharts-area-area')).toHaveCount(2);
   // Success axis: ticks from 0 to 1, none above.
-  const ticks = (await chart.locator('.yAxis .recharts-cartesian-axis-tick-value').allTextContents()).map(Number);
+  // recharts 3 draws the y axis as <g class="recharts-cartesian-axis recharts-yAxis yAxis"> with <text> ticks;
+  // allTextContents does not wait, so poll until the ticks are laid out.
+  const yTicks = chart.locator('.recharts-yAxis text');
+  await expect.poll(async () => (await yTicks.allTextContents()).length, { timeout: 15_000 }).toBeGreaterThan(1);
+  const ticks = (await yTicks.allTextContents()).map(Number).filter((x) => Number.isFinite(x));
   expect(Math.min(...ticks)).toBe(0);
   expect(Math.max(...ticks)).toBe(1);
   await expect(chart).toContainText('cumulative pretraining CPU-minutes');

@@ -95,7 +95,7 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
   await page.goto(`/?backend=wasm${STEP_HASH}`); // hash-only change: same document, worker stays warm
   await expect(page.locator('#f-m\\.model')).toHaveValue(SHIPPED);
   await expect(page.getByTestId('task-meta')).toContainText(/split test · difficulty \d/);
-  const stepButton = page.getByRole('button', { name: /^Step/ });
+  const stepButton = page.getByTestId('rollout-controls').getByRole('button', { name: /^Step/ });
   let prev: [number, string][] = [];
   for (let k = 1; k <= 3; k++) {
     await stepButton.click();
@@ -233,7 +233,7 @@ test('rollout on WebGPU (?backend=webgpu): a short rehearsal run like Node, and 
   await expect(page.getByTestId('rehearse-row').getByTestId('real-panel')).not.toContainText('not recorded');
   await expect(page.getByTestId('rehearse-row').getByTestId('fidelity')).toContainText('field F1');
   console.log(`[rollout webgpu] run: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  await page.getByRole('button', { name: /^Step/ }).click();
+  await page.getByTestId('rollout-controls').getByRole('button', { name: /^Step/ }).click();
   await expect(page.getByTestId('run-status')).toContainText('1 generation', { timeout: 60_000 });
   const stepped = await shownRows(page);
   expect(stepped).toEqual(full.slice(0, 1));

@@ -8,8 +8,8 @@ import { Empty, ErrorBox, Field, fmt, fmtBytes, Metric, NotAvailable, Panel } fr
 import { useRpc } from '../components/useRpc';
 import { useApp } from '../store';
 import { api } from '../worker';
-import { PretrainCurve } from '../components/models/PretrainCurve';
 import { HfModelsPanel } from '../components/models/HfModels';
+import { PretrainCurve } from '../components/models/PretrainCurve';
 
 export function ModelsPage() {
   const s = useApp((st) => st.settings);
@@ -140,11 +140,14 @@ function HeldOut(props: { name: string; file: EvalFile | null; error: string | n
       <div className="muted">{props.params !== null ? `${props.params.toLocaleString()} parameters` : 'parameter count unknown'}{f?.heldOutTasks ? ` · ${f.heldOutTasks} held-out test tasks per world, greedy` : ''}</div>
       {!props.shipped && <div className="muted">this folder ships no eval.json</div>}
       <ErrorBox error={props.error} />
-      {f && (
+      {f && !(f.evals && typeof f.evals === 'object' && Object.keys(f.evals).length > 0) && (
+        <div className="muted" data-testid="model-heldout-none">this eval.json holds no per-mode evaluation (only its pretraining curve, below)</div>
+      )}
+      {f && f.evals && typeof f.evals === 'object' && Object.keys(f.evals).length > 0 && (
         <table className="rows">
           <thead><tr><th>world</th><th>mode</th><th>tasks × k</th><th><Metric name="success" /></th><th><Metric name="state check" /></th><th><Metric name="checklist" /></th><th><Metric name="field F1" /></th><th><Metric name="exact" /></th></tr></thead>
           <tbody>
-            {Object.entries(f.evals).flatMap(([world, modes]) => Object.entries(modes).map(([mode, e]) => (
+            {Object.entries(f.evals).flatMap(([world, modes]) => Object.entries(modes ?? {}).map(([mode, e]) => (
               <tr key={`${world}/${mode}`}>
                 <td>{world}</td><td>{mode}</td><td>{e.tasks} × {e.k}</td><td>{fmt(e.success, 3)}</td><td>{fmt(e.outcome, 3)}</td><td>{fmt(e.checklist, 3)}</td>
                 <td>{e.fidelity && e.fidelity.calls > 0 ? fmt(e.fidelity.meanF1, 3) : '–'}</td><td>{e.fidelity && e.fidelity.calls > 0 ? fmt(e.fidelity.exactRate, 3) : '–'}</td>
