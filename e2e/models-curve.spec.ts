@@ -29,9 +29,9 @@ test('draws a folder\'s pretraining curve with bands and a success axis within [
   await expect(chart.locator('path.recharts-line-curve')).toHaveCount(2);
   await expect(chart.locator('.recharts-area-area')).toHaveCount(2);
   // Success axis: ticks from 0 to 1, none above.
-  // recharts 3 draws the y axis as <g class="recharts-cartesian-axis recharts-yAxis yAxis"> with <text> ticks;
-  // allTextContents does not wait, so poll until the ticks are laid out.
-  const yTicks = chart.locator('.recharts-yAxis text');
+  // recharts 3 may draw tick labels in a layer of their own, outside the axis group: the left axis's labels are
+  // the tick texts anchored at their end (the x axis's are centred). allTextContents does not wait: poll.
+  const yTicks = chart.locator('text.recharts-cartesian-axis-tick-value[text-anchor="end"]');
   await expect.poll(async () => (await yTicks.allTextContents()).length, { timeout: 15_000 }).toBeGreaterThan(1);
   const ticks = (await yTicks.allTextContents()).map(Number).filter((x) => Number.isFinite(x));
   expect(Math.min(...ticks)).toBe(0);
