@@ -39,10 +39,13 @@ export interface EvalResult {
   generations: number;
 }
 
+/** 1 when a trajectory succeeded in the strict sense (verified final state AND every checklist item), else 0. */
+export const succeeded = (t: Trajectory): 0 | 1 => (t.verdict?.outcome?.passed && (t.verdict?.score ?? 0) >= 1 - 1e-9 ? 1 : 0);
+
 export function summarize(trajs: Trajectory[], k: number, mode: RolloutMode): EvalResult {
   const byTask = new Map<string, Trajectory[]>();
   for (const t of trajs) (byTask.get(t.taskId) ?? byTask.set(t.taskId, []).get(t.taskId)!).push(t);
-  const ok = (t: Trajectory) => (t.verdict?.outcome?.passed && (t.verdict?.score ?? 0) >= 1 - 1e-9 ? 1 : 0);
+  const ok = succeeded;
   const terminations: Record<string, number> = {};
   for (const t of trajs) terminations[t.terminatedBy] = (terminations[t.terminatedBy] ?? 0) + 1;
   const n = Math.max(1, trajs.length);

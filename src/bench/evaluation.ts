@@ -6,7 +6,7 @@
 
 import type { TextGenerator } from '../engine/generator';
 import type { Task } from '../envs/types';
-import { evaluate, summarize, type EvalResult } from '../agent/evaluate';
+import { evaluate, succeeded, summarize, type EvalResult } from '../agent/evaluate';
 import { batchFidelity } from '../agent/fidelity';
 import type { RolloutConfig } from '../agent/rollout';
 import type { RolloutMode, Trajectory } from '../agent/types';
@@ -153,7 +153,7 @@ function abortable(g: TextGenerator, signal: AbortSignal | undefined, yieldFirst
   };
 }
 
-const successOf = (t: Trajectory) => (t.verdict?.outcome?.passed && (t.verdict?.score ?? 0) >= 1 - 1e-9 ? 1 : 0);
+const successOf = succeeded;
 
 export function scoreTask(taskId: string, ts: Trajectory[], k: number): TaskScore {
   const s = summarize(ts, k, ts[0]?.mode ?? 'real');

@@ -27,6 +27,13 @@ export function sftTokenRows(examples: SftExample[], tok: BPETokenizer, maxConte
   return out;
 }
 
+/** The rows of each task's conversation, in conversation order (tasks whose rows all exceed the context dropped). */
+export function sftConversationRows(examples: SftExample[], tok: BPETokenizer, maxContext: number): SftRow[][] {
+  const byTask = new Map<string, SftExample[]>();
+  for (const e of examples) (byTask.get(e.taskId) ?? byTask.set(e.taskId, []).get(e.taskId)!).push(e);
+  return [...byTask.values()].map((ex) => sftTokenRows(ex, tok, maxContext)).filter((rows) => rows.length > 0);
+}
+
 export const sftBuckets = (maxContext: number) => [128, 256, 512, 1024, 2048].filter((b) => b <= maxContext);
 
 export function bucketOf(n: number, buckets: number[]): number {

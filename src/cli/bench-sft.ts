@@ -16,7 +16,7 @@ import { nodeRuntime } from '../engine/runtime-node';
 import { Model } from '../engine/trainer-core';
 import { modelDims } from '../engine/packing';
 import { getWorld } from '../envs/worlds/index';
-import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftTokenRows, trainedTokens } from '../bench/sft-reference';
+import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftConversationRows, sftTokenRows, trainedTokens } from '../bench/sft-reference';
 import { cliArgs, defineCli } from './args';
 import { progress } from './util';
 
@@ -53,9 +53,7 @@ async function main() {
   const tasks = a.worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: a.tasks }));
   const { examples } = await sftExamples(tasks, { rollout: rolloutSettings(SFT_PROFILE), maxContext, countTokens: (s) => folder.tokenizer.encode(s).length });
   const rows = sftTokenRows(examples, folder.tokenizer, maxContext);
-  const byTask = new Map<string, typeof examples>();
-  for (const e of examples) (byTask.get(e.taskId) ?? byTask.set(e.taskId, []).get(e.taskId)!).push(e);
-  const conversations = [...byTask.values()].map((ex) => sftTokenRows(ex, folder.tokenizer, maxContext)).filter((c) => c.length > 0);
+  const conversations = sftConversationRows(examples, folder.tokenizer, maxContext);
   const perStep = a.conversations ?? Math.max(1, Math.round(a.batch / (rows.length / conversations.length)));
   const buckets = sftBuckets(maxContext), capacity = a.capacity, dims = modelDims(cfg);
   const rt = nodeRuntime();

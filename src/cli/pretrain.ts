@@ -18,11 +18,11 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { evaluate, type EvalResult } from '../agent/evaluate';
+import { evaluate, succeeded, type EvalResult } from '../agent/evaluate';
 import { COMPACT_CHAT_TEMPLATE, PROTOCOL_TOKENS } from '../agent/chatTemplate';
 import { LEAN_PROFILE, profileFromConfig, rolloutSettings, type PromptProfile } from '../agent/profile';
 import { sftExamples } from '../agent/sft';
-import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftTokenRows, type SftRow } from '../bench/sft-reference';
+import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftConversationRows, trainedTokens, type SftRow } from '../bench/sft-reference';
 import { bootstrap } from '../bench/stats';
 import { countParams, makeConfig, type LlamaConfig, type PresetName } from '../engine/decoder';
 import { writeModelFolder, loadModelFolder } from '../engine/modelFolder';
@@ -97,9 +97,7 @@ const cpuMinutes = () => { const u = process.cpuUsage(); return (u.user + u.syst
 /** Tokenized SFT rows of some tasks, grouped by conversation (one entry per task, rows in order). */
 async function conversationRows(tasks: Task[], tok: BPETokenizer, profile: PromptProfile): Promise<SftRow[][]> {
   const { examples } = await sftExamples(tasks, { rollout: rolloutSettings(profile), maxContext, countTokens: (s) => tok.encode(s).length });
-  const byTask = new Map<string, typeof examples>();
-  for (const e of examples) (byTask.get(e.taskId) ?? byTask.set(e.taskId, []).get(e.taskId)!).push(e);
-  return [...byTask.values()].map((ex) => copyWeighted(sftTokenRows(ex, tok, maxContext), tok)).filter((r) => r.length > 0);
+  return sftConversationRows(examples, tok, maxContext).map((rows) => copyWeighted(rows, tok));
 }
 
 /**
@@ -222,7 +220,7 @@ async function main() {
       }
       const packed = packedSftBatches(pick, modelDims(cfg));
       const r = args.batching === 'padded' ? await model.trainStep(referenceSftBatch(pick, BUCKETS), { lr }) : await model.trainStepPacked(packed, { lr });
-      trained += pick.reduce((a, row) => a + row.weights.filter((w, i) => i > 0 && w > 0).length, 0);
+      trained += trainedTokens(pick);
       processed += packed.reduce((a, b) => a + b.batch * b.seq, 0);
       ema = Number.isNaN(ema) ? r.loss : 0.95 * ema + 0.05 * r.loss;
       trainCpu += cpuMinutes() - c0;
@@ -258,7 +256,7 @@ async function heldOutPoints(dir: string, step: number, cpu: number, seen?: numb
     for (const difficulty of ['all', 1] as const) {
       const tasks = getWorld(w).tasks({ split: 'test', count: nEval, difficulty: difficulty === 'all' ? undefined : difficulty });
       const { trajectories, result } = await evaluate(tasks, sampler, { mode: 'real', rollout: rolloutSettings(profile) });
-      const ok = trajectories.map((t) => (t.verdict?.outcome?.passed && (t.verdict?.score ?? 0) >= 1 - 1e-9 ? 1 : 0));
+      const ok = trajectories.map(succeeded);
       const est = bootstrap(ok, { seed: 0 });
       out.push({ step, cpuMinutes: Number(cpu.toFixed(2)), world: w, difficulty, success: result.success, ci95: est.ci95, checklist: Number(result.checklist.toFixed(4)), trainTasksSeen: seen });
     }

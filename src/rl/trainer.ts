@@ -10,7 +10,7 @@ import { createOrtKVModel, Sampler } from '../engine/sampler';
 import type { BPETokenizer } from '../engine/tokenizer';
 import { Model } from '../engine/trainer-core';
 import type { Task } from '../envs/types';
-import { evaluate, type EvalResult } from '../agent/evaluate';
+import { evaluate, succeeded, type EvalResult } from '../agent/evaluate';
 import { rolloutSettings, type PromptProfile } from '../agent/profile';
 import { checklistJudge, ERROR_REWARDS, hashSeed, JUDGE_ON, rolloutGroups, type ErrorReward, type JudgeOn, type RolloutJudge } from '../agent/rollout';
 import type { Role, Trajectory } from '../agent/types';
@@ -291,7 +291,7 @@ export class GrpoTrainer {
       reward: mean(trajs.map((t) => this.trajectoryReward(t))),
       rewardAct: stats.act.rewardMean, rewardRehearse: stats.rehearse.rewardMean,
       advActMean: stats.act.advMean, advActAbs: stats.act.advAbsMean, advRehearseMean: stats.rehearse.advMean, advRehearseAbs: stats.rehearse.advAbsMean,
-      trainSuccess: mean(trajs.map((t) => (t.verdict?.outcome?.passed && (t.verdict?.score ?? 0) >= 1 - 1e-9 ? 1 : 0))),
+      trainSuccess: mean(trajs.map(succeeded)),
       fidelityF1: fid.meanF1, fidelityExact: fid.exactRate,
       realCalls: trajs.reduce((s, t) => s + (t.realCalls ?? 0), 0),
       loss: loss / n, pgLoss: pg / n, klLoss: kl / n, ppoKl: ppoKl / n, clipfrac: clip / n, entropy: ent / n, gradNorm,
