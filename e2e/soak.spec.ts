@@ -4,7 +4,8 @@
 // every checkpoint the worker writes, decoding it in Node.
 //
 // Not part of `npm test` (300 steps take tens of minutes): playwright.config.ts lists this file only when
-// ENVACE_SOAK=1, which `npm run soak` sets. SOAK_STEPS overrides the length (default 300).
+// ENVACE_SOAK=1, which `npm run soak` sets. SOAK_STEPS overrides the length (default 300); the figures (memory
+// samples, checkpoints read, seconds) go as JSON to SOAK_OUT (default test-results/soak.json).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -120,10 +121,12 @@ test(`soak: ${STEPS} training steps of the tiny model, flat worker memory, every
   }
   if (samples.at(-1)!.step !== STEPS) await sample(STEPS);
   const total = (Date.now() - t0) / 1000;
-  const summary = { steps: STEPS, seconds: total, checkpointsDecoded: decoded, problems, samples };
+  const summary = { steps: STEPS, checkpointEvery: CKPT, sampleEvery: EVERY, seconds: total, checkpointsRead: decoded.length, checkpointsDecoded: decoded, problems, samples };
   console.log(`[soak] ${JSON.stringify(summary)}`);
-  fs.mkdirSync('test-results', { recursive: true });
-  fs.writeFileSync(path.join('test-results', `soak-${STEPS}.json`), JSON.stringify(summary, null, 1));
+  // Written before the assertions so a failing run still leaves its figures.
+  const out = process.env.SOAK_OUT ?? path.join('test-results', 'soak.json');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify(summary, null, 1) + '\n');
 
   // Every checkpoint the run wrote was read back and decodes to its own step with the full history.
   expect(problems).toEqual([]);
