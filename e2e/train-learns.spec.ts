@@ -1,13 +1,21 @@
-// The Train page's default run visibly learns: the default preset (a shipped starter policy on a small pool of
+// The Train page's default run visibly learns: the default preset (the shipped starter policy on a pool of
 // difficulty-1 files tasks, src/app/components/train/preset.ts) is started as a visitor would, on WASM, and runs
-// to its last step within about five minutes. The spec prints the training reward over the first and last
-// steps and the held-out success of the trainer's scheduled evaluations (step 0 and the last step), each with
-// a 95% interval.
+// to its last step within about five minutes. The spec prints the training reward over the first and last steps
+// and the held-out success of the trainer's scheduled evaluations (step 0 and the last step: the same test tasks,
+// sampled at the training temperature, Avg@k), each with a 95% interval, as one JSON line, and writes that JSON
+// to test-results/train-learns.json (committed copy: docs/results/starters/train-learns.json).
 //
-// Criterion (stated in the output): the training reward rose when the 95% Welch interval of
-// mean(last W steps) − mean(first W steps) lies above 0 (each step's reward is one observation: the mean
-// over its tasks × group). Held-out success is printed with Wilson intervals over the evaluation's tasks.
+// Criteria (both must hold; printed with the figures):
+// - training reward rose: the 95% Welch interval of mean(last W steps) − mean(first W steps) lies above 0 (each
+//   step's reward is one observation: the mean over its tasks × group);
+// - held-out success rose: the 95% interval of success(last) − success(step 0) lies above 0. The run record holds
+//   each evaluation's mean only, not its per-task scores, so the interval is Newcombe's unpaired one from two
+//   Wilson intervals with n = the number of tasks. Both simplifications widen it: a task's Avg@k score in [0, 1]
+//   with mean p has variance ≤ p(1 − p), and the two evaluations share their tasks (positively correlated), so a
+//   paired interval would be narrower.
 
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { DEFAULT_TRAIN_STARTER, TRAIN_DEFAULTS } from '../src/app/components/train/preset';
 import type { RunRecord } from '../src/app/components/train/runs';
@@ -53,18 +61,29 @@ function wilson(p: number, n: number): [number, number] {
   return [Math.max(0, c - h), Math.min(1, c + h)];
 }
 
+/** Newcombe's (hybrid score) 95% interval of p2 − p1 from two independent shares over n1 and n2 tasks. */
+function newcombe(p1: number, n1: number, p2: number, n2: number): [number, number] {
+  const [l1, u1] = wilson(p1, n1), [l2, u2] = wilson(p2, n2);
+  const d = p2 - p1;
+  return [d - Math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2), d + Math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)];
+}
+
 const f3 = (x: number) => x.toFixed(3);
 const iv = (c: [number, number]) => `[${f3(c[0])}, ${f3(c[1])}]`;
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-test('the default preset fine-tunes the shipped starter and its training reward rises within five minutes (WASM)', async ({ page }) => {
+test('the default preset fine-tunes the shipped starter, and its training reward and held-out success rise within five minutes (WASM)', async ({ page }) => {
   test.setTimeout(BUDGET_MS + 240_000);
   await openApp(page, '?backend=wasm', '#/train');
-  // The default preset is the learning run on the shipped starter, and the page says what is being watched.
+  // The default preset is the learning run on the shipped starter, and the page says what is being watched,
+  // including how held-out success is sampled (the figure this spec asserts on).
   await expect(page.locator('#f-t\\.model')).toHaveValue(DEFAULT_TRAIN_STARTER);
   const watching = page.getByTestId('train-watching');
   await expect(watching).toContainText(`starter policy ${DEFAULT_TRAIN_STARTER}`);
   await expect(watching).toContainText(`difficulty-${TRAIN_DEFAULTS.difficulty} files tasks`);
-  console.log(`[train-learns] ${await watching.textContent()}`);
+  await expect(watching).toContainText(`${TRAIN_DEFAULTS.evalK} attempts each at temperature ${TRAIN_DEFAULTS.temperature}, as in training`);
+  const watchingText = (await watching.textContent()) ?? '';
+  console.log(`[train-learns] ${watchingText}`);
 
   const t0 = Date.now();
   await page.getByRole('button', { name: 'Start', exact: true }).click();
@@ -77,20 +96,56 @@ test('the default preset fine-tunes the shipped starter and its training reward 
   console.log(`[train-learns] state ${run.status?.state} after ${wallS.toFixed(0)} s: ${run.history.length} of ${run.request.spec.steps} steps, evals at ${run.evals.map((e) => `${e.step}: ${f3(e.success)}`).join(', ') || 'none'}; s/step ${run.history.map((m) => m.secondsPerStep.toFixed(1)).join(' ')}`);
   expect(run.status?.state, `the default run did not finish within ${BUDGET_MS / 1000} s`).toBe('done');
 
+  // Rates and F1 are plotted on a fixed [0, 1] axis: a rising curve is not an artefact of rescaling.
+  for (const id of ['success', 'fidelity', 'fidelity-probes']) await expect(page.getByTestId(`chart-${id}`)).toHaveAttribute('data-domain', '0,1');
+
+  const spec = run.request.spec;
   const rewards = run.history.map((m) => m.reward);
   const W = Math.max(2, Math.min(4, Math.floor(rewards.length / 3)));
   const first = summary(rewards.slice(0, W)), last = summary(rewards.slice(-W));
-  const d = welch(rewards.slice(0, W), rewards.slice(-W));
+  const dReward = welch(rewards.slice(0, W), rewards.slice(-W));
   const evStart = run.evals.find((e) => e.step === 0)!, evEnd = run.evals[run.evals.length - 1]!;
-  const n = run.request.spec.evalTasks ?? TRAIN_DEFAULTS.evalTasks;
+  const n = spec.evalTasks ?? TRAIN_DEFAULTS.evalTasks, k = spec.evalK ?? TRAIN_DEFAULTS.evalK, temperature = spec.temperature ?? TRAIN_DEFAULTS.temperature;
+  const dSuccess = evEnd.success - evStart.success, dSuccessCi = newcombe(evStart.success, n, evEnd.success, n);
+  const figures = {
+    format: 'envace-train-learns/1',
+    command: 'E2E_PORT=<port> npm run e2e:learns',
+    backend: run.status?.backend,
+    watching: watchingText,
+    model: DEFAULT_TRAIN_STARTER,
+    preset: { ...TRAIN_DEFAULTS },
+    spec,
+    wallSeconds: r3(wallS),
+    secondsPerStep: run.history.map((m) => r3(m.secondsPerStep)),
+    rewardPerStep: rewards.map(r3),
+    trainingReward: {
+      window: W, first: { mean: r3(first.mean), ci: first.ci.map(r3) }, last: { mean: r3(last.mean), ci: last.ci.map(r3) },
+      diff: r3(dReward.diff), ci: dReward.ci.map(r3), interval: 'Welch 95%, each step one observation', criterion: 'ci lower > 0',
+      rose: dReward.ci[0] > 0,
+    },
+    heldOut: {
+      protocol: `${n} difficulty-${spec.difficulty ?? 'all'} ${spec.world} test tasks (the same at both points), Avg@${k} at temperature ${temperature} (the training temperature), evaluation seed ${spec.seed}, real environment`,
+      tasks: n, k, temperature,
+      start: { step: evStart.step, success: r3(evStart.success), ci: wilson(evStart.success, n).map(r3), checklist: r3(evStart.checklist) },
+      end: { step: evEnd.step, success: r3(evEnd.success), ci: wilson(evEnd.success, n).map(r3), checklist: r3(evEnd.checklist) },
+      diff: r3(dSuccess), ci: dSuccessCi.map(r3), interval: 'Newcombe 95% (unpaired, Wilson with n = tasks: wider than a paired interval over tasks)', criterion: 'ci lower > 0',
+      rose: dSuccessCi[0] > 0,
+      aboveStartingInterval: wilson(evEnd.success, n)[0] > wilson(evStart.success, n)[1],
+    },
+  };
   console.log(`[train-learns] backend ${run.status?.backend}`);
   console.log(`[train-learns] reward per step: ${rewards.map(f3).join(' ')}`);
-  console.log(`[train-learns] training reward, first ${W} steps: ${f3(first.mean)} ${iv(first.ci)}; last ${W} steps: ${f3(last.mean)} ${iv(last.ci)}; difference ${f3(d.diff)} ${iv(d.ci)} (Welch 95%, criterion: lower bound > 0)`);
-  console.log(`[train-learns] held-out success (${n} difficulty-${TRAIN_DEFAULTS.difficulty} test tasks, greedy, real environment): step 0 ${f3(evStart.success)} ${iv(wilson(evStart.success, n))} → step ${evEnd.step} ${f3(evEnd.success)} ${iv(wilson(evEnd.success, n))}; checklist ${f3(evStart.checklist)} → ${f3(evEnd.checklist)}`);
+  console.log(`[train-learns] training reward, first ${W} steps: ${f3(first.mean)} ${iv(first.ci)}; last ${W} steps: ${f3(last.mean)} ${iv(last.ci)}; difference ${f3(dReward.diff)} ${iv(dReward.ci)} (Welch 95%, criterion: lower bound > 0)`);
+  console.log(`[train-learns] held-out success (${figures.heldOut.protocol}): step 0 ${f3(evStart.success)} ${iv(wilson(evStart.success, n))} → step ${evEnd.step} ${f3(evEnd.success)} ${iv(wilson(evEnd.success, n))}; difference ${f3(dSuccess)} ${iv(dSuccessCi)} (Newcombe 95%, criterion: lower bound > 0); checklist ${f3(evStart.checklist)} → ${f3(evEnd.checklist)}`);
+  console.log(`[train-learns] JSON ${JSON.stringify(figures)}`);
+  fs.mkdirSync('test-results', { recursive: true });
+  fs.writeFileSync(path.join('test-results', 'train-learns.json'), JSON.stringify(figures, null, 2) + '\n');
 
-  expect(run.history.length).toBe(run.request.spec.steps);
-  expect(evEnd.step).toBe(run.request.spec.steps);
+  expect(run.history.length).toBe(spec.steps);
+  expect(evStart.step).toBe(0);
+  expect(evEnd.step).toBe(spec.steps);
   // GRPO had something to work with: groups with different rewards gave non-zero advantages.
   expect(run.history.some((m) => m.advActAbs > 0)).toBe(true);
-  expect(d.ci[0], `training reward did not rise: first ${W} ${f3(first.mean)} ${iv(first.ci)}, last ${W} ${f3(last.mean)} ${iv(last.ci)}`).toBeGreaterThan(0);
+  expect(dReward.ci[0], `training reward did not rise: first ${W} ${f3(first.mean)} ${iv(first.ci)}, last ${W} ${f3(last.mean)} ${iv(last.ci)}`).toBeGreaterThan(0);
+  expect(dSuccessCi[0], `held-out success did not rise: step 0 ${f3(evStart.success)}, step ${evEnd.step} ${f3(evEnd.success)}, difference ${iv(dSuccessCi)}`).toBeGreaterThan(0);
 });

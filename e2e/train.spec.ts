@@ -10,7 +10,7 @@ import type { RunRecord } from '../src/app/components/train/runs';
 import { openApp, shot } from './helpers';
 
 const STEPS = 3;
-const HASH = `#/train?t.model=builtin:tiny&t.mode=rehearsal&t.diff=0&t.pool=4000&t.world=files&t.steps=${STEPS}&t.tasks=1&t.group=2&t.turns=2&t.max=8&t.mb=4&t.lr=0.01&t.seed=3&t.eval=2&t.evaltasks=1&t.ckpt=1`;
+const HASH = `#/train?t.model=builtin:tiny&t.mode=rehearsal&t.diff=0&t.pool=4000&t.world=files&t.steps=${STEPS}&t.tasks=1&t.group=2&t.turns=2&t.max=8&t.mb=4&t.lr=0.01&t.seed=3&t.eval=2&t.evaltasks=1&t.evalk=1&t.ckpt=1`;
 
 interface Hooks {
   killWorker(): number;

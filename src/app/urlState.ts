@@ -84,6 +84,8 @@ export const SCHEMA = {
   't.max': int(TRAIN_DEFAULTS.maxNewTokens, 0, 4096),
   't.eval': int(TRAIN_DEFAULTS.evalEvery, 0, 100000),
   't.evaltasks': int(TRAIN_DEFAULTS.evalTasks, 1, 256),
+  // Samples per held-out task (Avg@k): 1 = greedy, more = at the training temperature (src/rl/trainer.ts evaluate).
+  't.evalk': int(TRAIN_DEFAULTS.evalK, 1, 64),
   't.ckpt': int(TRAIN_DEFAULTS.checkpointEvery, 0, 100000),
   // Benchmarks
   'b.world': str('retail'),

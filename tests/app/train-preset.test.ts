@@ -13,7 +13,7 @@ describe('default Train preset', () => {
     expect({
       model: d['t.model'], mode: d['t.mode'], world: d['t.world'], difficulty: d['t.diff'], taskPool: d['t.pool'], steps: d['t.steps'], tasksPerStep: d['t.tasks'],
       groupSize: d['t.group'], maxTurns: d['t.turns'], maxNewTokens: d['t.max'], temperature: d['t.temp'], lr: d['t.lr'],
-      evalEvery: d['t.eval'], evalTasks: d['t.evaltasks'], checkpointEvery: d['t.ckpt'],
+      evalEvery: d['t.eval'], evalTasks: d['t.evaltasks'], evalK: d['t.evalk'], checkpointEvery: d['t.ckpt'],
     }).toEqual({ ...TRAIN_DEFAULTS });
     expect(d['t.model']).toBe(DEFAULT_TRAIN_STARTER);
   });
@@ -23,10 +23,12 @@ describe('default Train preset', () => {
   });
 
   it('says in one line what is watched, and when the tiny model stands in for a missing starter', () => {
-    const base = { variant: 'GRPO + real environment', world: 'files', difficulty: 1, pool: 8, tasks: 4, group: 4, evalEvery: 12, evalTasks: 16 };
+    const base = { variant: 'GRPO + real environment', world: 'files', difficulty: 1, pool: 8, tasks: 4, group: 4, temperature: 1, evalEvery: 12, evalTasks: 16, evalK: 2 };
     const s = watchingLine({ ...base, model: DEFAULT_TRAIN_STARTER, fallback: false });
     expect(s).toContain(`the starter policy ${DEFAULT_TRAIN_STARTER} on a pool of 8 difficulty-1 files tasks`);
-    expect(s).toContain('16 unseen difficulty-1 files tasks in the real environment every 12 steps');
+    // The held-out figure is only comparable with the training reward when the line says how it was sampled.
+    expect(s).toContain('16 unseen difficulty-1 files tasks (2 attempts each at temperature 1, as in training) in the real environment every 12 steps');
+    expect(watchingLine({ ...base, model: DEFAULT_TRAIN_STARTER, fallback: false, evalK: 1 })).toContain('16 unseen difficulty-1 files tasks (greedy)');
     expect(s.includes('\n')).toBe(false);
     const f = watchingLine({ ...base, model: TINY_MODEL_ID, fallback: true });
     expect(f.startsWith(`${DEFAULT_TRAIN_STARTER} is missing from models/`)).toBe(true);

@@ -47,7 +47,7 @@ export function specFromSettings(s: Settings): RunSpec {
     lr: s['t.lr'], weightDecay: s['t.wd'], gradClip: s['t.gclip'], temperature: s['t.temp'], maxTurns: s['t.turns'],
     reward: s['t.reward'] as RunSpec['reward'], emptyPenalty: s['t.empty'], microBatch: s['t.mb'],
     errorReward: s['t.errrew'] as RunSpec['errorReward'], judgeOn: s['t.judgeon'] as RunSpec['judgeOn'],
-    evalEvery: s['t.eval'], evalTasks: s['t.evaltasks'], checkpointEvery: s['t.ckpt'],
+    evalEvery: s['t.eval'], evalTasks: s['t.evaltasks'], evalK: s['t.evalk'], checkpointEvery: s['t.ckpt'],
   };
 }
 
@@ -158,7 +158,7 @@ export function TrainPage() {
   const watching = watchingLine({
     variant: VARIANTS[variant].label.split(' (')[0],
     model: starterMissing ? TINY : s['t.model'], world: s['t.world'], difficulty: s['t.diff'], pool: s['t.pool'], tasks: s['t.tasks'], group: s['t.group'],
-    evalEvery: s['t.eval'], evalTasks: s['t.evaltasks'], fallback: starterMissing,
+    temperature: s['t.temp'], evalEvery: s['t.eval'], evalTasks: s['t.evaltasks'], evalK: s['t.evalk'], fallback: starterMissing,
   });
   const live = active ? isLive(active) && !active.interrupted : false;
   const canContinue = Boolean(active && !live && active.status?.state !== 'done' && active.status?.state !== 'error' || active?.status?.state === 'error' && active.checkpointStep > 0);
@@ -238,6 +238,7 @@ export function TrainPage() {
           <Field k="t.mb" label="micro-batch rows" />
           <Field k="t.eval" label="eval every (test_freq; 0 = off)" />
           <Field k="t.evaltasks" label="eval tasks" />
+          <Field k="t.evalk" label="eval samples per task (1 = greedy)" title="Avg@k on the held-out tasks: 1 decodes greedily; more samples each task k times at the training temperature" />
           <Field k="t.ckpt" label="checkpoint every (save_freq)" />
         </div>
         <div className="actions">
