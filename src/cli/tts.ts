@@ -19,6 +19,8 @@ import { bootstrap, DEFAULT_RESAMPLES, pairedBootstrap, type Estimate } from '..
 import { hashSeed, type RolloutConfig } from '../agent/rollout';
 import type { MemoryKind } from '../tts/memory';
 import { realMatchesCommitted, runTts, type Attempt, type Strategy, type TtsRun } from '../tts/rehearse';
+import { isHfModelRef } from '../engine/hf/ref-node';
+import { hfRolloutSettings } from '../worker/hf-rollout-config';
 import { cliArgs, defineCli } from './args';
 import { progress } from './util';
 
@@ -26,7 +28,7 @@ export const TTS_CLI = defineCli({
   name: 'tts',
   summary: 'Private rehearsal before acting: success / checklist / pass@k against N, per strategy and memory format.',
   options: {
-    model: { type: 'string', help: 'model folder (or --expert)' },
+    model: { type: 'string', help: 'model folder, or a Hugging Face ONNX model (onnx-community folder, hub id, URL); or --expert' },
     expert: { type: 'boolean', help: 'no model: the reference expert with an oracle Rehearse role (plumbing check)' },
     world: { type: 'string', help: 'built-in world', choices: worldNames(), default: 'files' },
     tasks: { type: 'int', help: 'held-out tasks (the first ones of the test split)', default: 100, min: 1 },
@@ -36,6 +38,7 @@ export const TTS_CLI = defineCli({
     assessor: { type: 'string', help: 'who writes self-evaluations (rules: for policies too small to write one)', choices: ['rules', 'policy'], default: 'rules' },
     'memory-tokens': { type: 'int', help: 'memory length bound, policy tokens', default: 192, min: 0 },
     k: { type: 'int', help: 'committed samples per task (Avg@k, pass@k)', default: 2, min: 1 },
+    'max-new-tokens': { type: 'int', help: 'token budget of every Act and Rehearse generation (default: the model profile\'s; 256 for Hugging Face models)', min: 1 },
     temperature: { type: 'number', help: 'committed execution temperature', default: 0.6, min: 0 },
     'top-p': { type: 'number', help: 'nucleus filter (committed and attempts)', default: 0.95, min: 0, max: 1 },
     'attempt-temperature': { type: 'number', help: 'temperature of the imagined attempts', default: 1, min: 0 },
@@ -128,6 +131,13 @@ function summarize(c: Config, rows: TaskRow[], base: TaskRow[] | undefined, seco
 
 async function loadPolicy(a: { model?: string; expert: boolean; threads: number }, tasks: Task[]) {
   if (a.expert) return { policy: expertGenerator(tasks) as TextGenerator, format: compactFormat as ChatFormat, settings: {}, release: async () => {} };
+  // A Hugging Face model (onnx-community folder, hub id or URL): the loader, chat template and prompting of
+  // `npm run rollout -- --model HF` and of the browser worker (src/worker/hf-rollout-config.ts).
+  if (isHfModelRef(a.model!)) {
+    const hf = await import('../engine/hf/node');
+    const m = await hf.loadHfModelNode(a.model!, { name: `policy:hf:${a.model}`, progress: hf.progressPrinter(process.stderr) });
+    return { policy: m.generator as TextGenerator, format: formatForTokenizerConfig(m.tokenizerConfig), settings: hfRolloutSettings(), release: () => m.generator.release() };
+  }
   const [{ loadModelFolder }, { samplerFromFolder }, { createNodeRuntime }] = await Promise.all([
     import('../engine/modelFolder'), import('../engine/sampler'), import('../engine/runtime-node'),
   ]);
@@ -144,10 +154,11 @@ async function main() {
   const configs: Config[] = [];
   if (a.n.includes(0)) configs.push({ strategy: 'none', n: 0, memory: 'none' });
   for (const strategy of a.strategy as Strategy[]) for (const n of a.n.filter((x) => x > 0)) for (const memory of a.memory as MemoryKind[]) configs.push({ strategy, n, memory });
+  const budget = a['max-new-tokens'] !== undefined ? { maxNewTokens: a['max-new-tokens'] } : {};
   const cfg: Omit<RolloutConfig, 'mode' | 'onUserTurn'> = {
     ...settings, policy, format, seed: a.seed,
-    act: { ...settings.act, temperature: a.temperature, topP: a['top-p'] },
-    rehearse: { ...settings.rehearse, temperature: a.temperature, topP: a['top-p'] },
+    act: { ...settings.act, temperature: a.temperature, topP: a['top-p'], ...budget },
+    rehearse: { ...settings.rehearse, temperature: a.temperature, topP: a['top-p'], ...budget },
   };
   const rows = new Map<string, TaskRow[]>(configs.map((c) => [key(c), []]));
   const seconds = new Map<string, number>(configs.map((c) => [key(c), 0]));
@@ -162,7 +173,7 @@ async function main() {
     return {
       model: a.expert ? 'expert' : a.model, world: a.world, split: 'test', tasksRequested: a.tasks,
       tasksDone: rows.get(key(configs[configs.length - 1]))?.length ?? 0, partial,
-      protocol: { k: a.k, temperature: a.temperature, topP: a['top-p'], attemptTemperature: a['attempt-temperature'], seed: a.seed, ci: `95% percentile bootstrap over tasks (${a.resamples} resamples)` },
+      protocol: { k: a.k, temperature: a.temperature, topP: a['top-p'], attemptTemperature: a['attempt-temperature'], seed: a.seed, maxNewTokens: a['max-new-tokens'] ?? 'profile', ci: `95% percentile bootstrap over tasks (${a.resamples} resamples)` },
       assessor: a.assessor, memoryTokens: a['memory-tokens'], cache: !a['no-cache'],
       note: 'seconds are wall time of each configuration on a shared machine; with the attempt cache later configurations reuse earlier attempts (generationsPerTask counts them all)',
       seconds: Math.round((Date.now() - t0) / 100) / 10,

@@ -4,12 +4,16 @@
 // mid-run). One evaluation at a time per worker; a new one cancels the previous.
 
 import { profileFromConfig, rolloutSettings } from '../agent/profile';
-import { DEFAULT_MEMORY_BUDGET, EvalCancelled, metricEstimates, runProtocol } from '../bench/evaluation';
+import { DEFAULT_MEMORY_BUDGET, EvalCancelled, metricEstimates, runProtocol, type ModelShape } from '../bench/evaluation';
+import type { RolloutConfig } from '../agent/rollout';
+import type { TextGenerator } from '../engine/generator';
+import type { Task } from '../envs/types';
+import { HF_PROFILE } from './hf-rollout-config';
 import { hashSeed } from '../agent/rollout';
 import { fetchFileSource, loadModelFolder, type ModelFolder } from '../engine/modelFolder';
 import { samplerFromFolder, type Sampler } from '../engine/sampler';
 import { getWorld } from '../envs/worlds';
-import { EVAL_CANCELLED, type BenchEvalRequest, type BenchEvalResult, type BenchListener, type BenchProgress, type BenchStatus } from './protocol';
+import { EVAL_CANCELLED, HF_URL_PREFIX, type BenchEvalRequest, type BenchEvalResult, type BenchListener, type BenchProgress, type BenchStatus } from './protocol';
 import type { WebRuntime } from './runtime-web';
 
 interface Model { url: string; folder: ModelFolder; sampler: Sampler & { release(): Promise<void> } }
@@ -18,15 +22,33 @@ let controller: AbortController | null = null;
 let current: BenchStatus = { state: 'idle', progress: null };
 let running: Promise<unknown> | null = null;
 
-async function policyFor(rt: WebRuntime, url: string): Promise<Model> {
-  if (model?.url === url) return model;
-  const old = model;
-  model = null;
-  await old?.sampler.release();
-  const folder = await loadModelFolder(fetchFileSource(new URL(url, self.location.origin).href));
-  const sampler = await samplerFromFolder(folder, rt.runtime, { mode: 'fast' });
-  model = { url, folder, sampler };
-  return model;
+/** The evaluated model: generator for Act (and Rehearse), its rollout settings, its shape for chunk sizing. */
+interface Policy { sampler: TextGenerator; settings: Omit<RolloutConfig, 'mode' | 'policy'>; shape: ModelShape }
+
+async function policyFor(rt: WebRuntime, url: string): Promise<Policy> {
+  if (model?.url !== url) {
+    const old = model;
+    model = null;
+    await old?.sampler.release();
+    const folder = await loadModelFolder(fetchFileSource(new URL(url, self.location.origin).href));
+    const sampler = await samplerFromFolder(folder, rt.runtime, { mode: 'fast' });
+    model = { url, folder, sampler };
+  }
+  return { sampler: model.sampler, settings: rolloutSettings(profileFromConfig(model.folder.rawConfig)), shape: model.folder.config };
+}
+
+/**
+ * A Hugging Face model loaded on the Models page (hf-service.ts holds it): the Rollout page's generator, chat
+ * template and prompting; with HF_REHEARSE_ONLY, Act replays each task's reference turns and the model plays
+ * Rehearse (modes rehearsal and simulator).
+ */
+async function hfPolicy(url: string, tasks: readonly Task[]): Promise<Policy> {
+  const hf = (await import('./hf-service')).roles(url, tasks);
+  const c = hf.config as Partial<ModelShape>;
+  const missing = (['num_hidden_layers', 'num_attention_heads', 'hidden_size', 'vocab_size', 'max_position_embeddings'] as const).filter((k) => typeof c[k] !== 'number');
+  if (missing.length) throw new Error(`${url}: config.json lacks ${missing.join(', ')} (needed to size evaluation chunks to memory)`);
+  const shape: ModelShape = { ...(c as ModelShape), num_key_value_heads: c.num_key_value_heads ?? c.num_attention_heads! };
+  return { sampler: hf.generator, settings: { ...rolloutSettings(HF_PROFILE), format: hf.format, simulatorFormat: hf.format }, shape };
 }
 
 function check(req: BenchEvalRequest): string[] {
@@ -57,10 +79,10 @@ export async function run(rt: WebRuntime, req: BenchEvalRequest, onProgress?: Be
     try { Promise.resolve(onProgress?.(p)).catch(() => {}); } catch { /* the page went away */ }
   };
   const work = (async () => {
-    const m = await policyFor(rt, req.modelUrl);
-    if (ac.signal.aborted) throw new EvalCancelled();
     const tasks = getWorld(req.world).tasks({ split: 'test', count: req.tasks });
-    const settings = rolloutSettings(profileFromConfig(m.folder.rawConfig));
+    const m = req.modelUrl.startsWith(HF_URL_PREFIX) ? await hfPolicy(req.modelUrl, tasks) : await policyFor(rt, req.modelUrl);
+    if (ac.signal.aborted) throw new EvalCancelled();
+    const settings = m.settings;
     const r = await runProtocol(tasks, m.sampler, {
       mode: req.mode, k: req.k, temperature: req.temperature, topP: req.topP, seed: req.seed,
       simulator: req.mode === 'simulator' ? m.sampler : undefined,
@@ -70,7 +92,7 @@ export async function run(rt: WebRuntime, req: BenchEvalRequest, onProgress?: Be
         rehearse: { ...settings.rehearse, maxNewTokens: req.maxNewTokens },
         limits: { ...settings.limits, maxAssistantTurns: req.maxTurns },
       },
-      model: m.folder.config,
+      model: m.shape,
       // wasm32 heaps stop at 4 GiB and ORT keeps its arenas: half a gigabyte of worst-case activations.
       memoryBudgetBytes: DEFAULT_MEMORY_BUDGET,
       chunkTasks: req.chunkTasks,
@@ -82,7 +104,8 @@ export async function run(rt: WebRuntime, req: BenchEvalRequest, onProgress?: Be
     const s = r.summary;
     const result: BenchEvalResult = {
       request: req,
-      model: req.modelUrl.replace(/\/+$/, '').split('/').pop() ?? req.modelUrl,
+      // A Hugging Face model is named by its whole URL: that is its name in the model selects (and in rolloutLink).
+      model: req.modelUrl.startsWith(HF_URL_PREFIX) ? req.modelUrl : req.modelUrl.replace(/\/+$/, '').split('/').pop() ?? req.modelUrl,
       suite: `${req.world} test · ${tasks.length} tasks · ${req.mode} · k=${req.k}`,
       summary: {
         success: s.success, outcome: s.outcome, checklist: s.checklist, passAtK: s.passAtK,

@@ -13,6 +13,7 @@ import { samplerFromFolder, type Sampler } from '../engine/sampler';
 import type { WebRuntime } from './runtime-web';
 import { engineSelfTest, type SelfTestOptions } from './selftest';
 import { installInterrupt, type Interrupt } from './interruptible';
+import { roundProgress, type RoundProgress } from './round-progress';
 import {
   CANCELLED, NOT_AVAILABLE, type ProgressListener, type ShownTrajectory, type Capabilities, type LoadedModel, type RolloutRequest,
   type RolloutStepRequest, type RolloutStepResult, type SampleRequest, type TaskInfo, type SampleResult, type WorldInfo, type SelfTestResult,
@@ -237,33 +238,21 @@ async function runRollout(rt: WebRuntime, req: RolloutRequest, cap: number | nul
   const counter = { computed: 0 };
   // Read after loadModel: switching models replaces the memo.
   const inner: TextGenerator = memoise ? memoGenerator(l.sampler, stepMemo, counter) : l.sampler;
-  const policy = cancellable(inner, () => rolloutCancelledUpTo >= my, () => `rollout stopped after ${rounds} round${rounds === 1 ? '' : 's'} (${generations} generations)`);
+  // Assigned before the rollout asks for its first generation.
+  let progress: RoundProgress | null = null;
+  const stopped = () => progress?.stopped() ?? 'rollout stopped after 0 rounds (0 generations)';
+  const policy = cancellable(inner, () => rolloutCancelledUpTo >= my, stopped);
   const world = getWorld(req.world);
   const task = req.taskId ? taskById(req.taskId) : world.tasks({ split: 'test', count: 1 })[0];
   if (!task) throw new Error(`world ${req.world} has no test task`);
   if (task.world !== world.name) throw new Error(`task ${task.id} is not in world ${world.name}`);
   const built = buildRolloutConfig(l.folder.rawConfig, req, policy, cap);
-  let generations = 0;
-  let rounds = 0;
-  let pending = 0;
-  const tRounds = performance.now();
-  const stopped = () => `rollout stopped after ${rounds} round${rounds === 1 ? '' : 's'} (${generations} generations)`;
-  const disarmed = l.interrupt.arm(() => { if (rolloutCancelledUpTo >= my) throw new CancelledError(`${stopped()}, inside round ${rounds + 1}`); });
+  const rp = roundProgress(req.k, built.maxRounds, onProgress, t0);
+  progress = rp;
+  const disarmed = l.interrupt.arm(() => { if (rolloutCancelledUpTo >= my) throw new CancelledError(`${stopped()}, inside round ${rp.rounds + 1}`); });
   const trajectories = await rolloutGroups([task], req.k, {
     ...built.cfg,
-    onRound: ({ round, live, requests }) => {
-      // Called before a round's generations: the previous round's are done.
-      rounds = round;
-      generations += pending;
-      pending = requests;
-      const elapsed = performance.now() - tRounds;
-      const perRound = round > 0 ? elapsed / round : null;
-      // A Comlink proxy call returns a promise; a page that went away must not fail the rollout.
-      if (onProgress) void Promise.resolve(onProgress({
-        done: round, total: built.maxRounds, unit: 'rounds', detail: `${generations} generations · ${req.k - live} of ${req.k} trajectories finished`,
-        elapsedMs: performance.now() - t0, etaMs: perRound === null ? null : perRound * Math.max(0, built.maxRounds - round), etaIsBound: true,
-      })).catch(() => undefined);
-    },
+    onRound: rp.onRound,
   }).finally(() => l.interrupt.arm(disarmed));
   for (const t of trajectories) {
     for (const r of t.rows) r.outputTokens = tokenStrings(l.sampler.tokenizer, r.outputIds);

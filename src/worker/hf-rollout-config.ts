@@ -4,8 +4,9 @@
 // Pure: the worker (hf-service.ts) and the Node side of e2e/hf-model.spec.ts build the same config.
 
 import type { ChatFormat } from '../agent/chatTemplate';
-import { isRehearsePrompt, ScriptedGenerator } from '../agent/expert';
-import type { PromptProfile } from '../agent/profile';
+import { isRehearsePrompt, ScriptedGenerator, taskOfPrompt } from '../agent/expert';
+import { rolloutSettings, type PromptProfile } from '../agent/profile';
+import type { RolloutConfig } from '../agent/rollout';
 import { formatAct } from '../agent/protocol';
 import type { GenerateRequest, Generation, TextGenerator } from '../engine/generator';
 import type { Message, Task } from '../envs/types';
@@ -13,6 +14,11 @@ import type { RolloutRequest } from './protocol';
 import { buildRolloutConfig, type BuiltRollout } from './rollout-config';
 
 export const HF_PROFILE: PromptProfile = { actPrompt: {}, rehearsePrompt: {}, act: {}, rehearse: {}, limits: {} };
+
+/** HF_PROFILE's rollout settings (the CLIs' `--model HF` runs; the format is the model's own chat template). */
+export function hfRolloutSettings(): Omit<RolloutConfig, 'mode' | 'policy'> {
+  return rolloutSettings(HF_PROFILE);
+}
 
 export function buildHfRolloutConfig(format: ChatFormat, req: RolloutRequest, policy: TextGenerator, cap: number | null = null): BuiltRollout {
   const built = buildRolloutConfig({ envace: { profile: HF_PROFILE } }, req, policy, cap);
@@ -38,14 +44,18 @@ function assistantHeader(format: ChatFormat): string {
 
 /**
  * Act by the task's reference conversation: the n-th Act prompt gets the n-th reference assistant turn, whole
- * (the page's token budget is the model's: a scripted call cut short would only test the budget).
+ * (the page's token budget is the model's: a scripted call cut short would only test the budget). With several
+ * tasks (an evaluation's batch) a prompt's task is the one whose first user message it contains.
  */
-export function referenceAct(task: Task, format: ChatFormat): TextGenerator {
+export function referenceAct(task: Task | readonly Task[], format: ChatFormat): TextGenerator {
   const header = assistantHeader(format);
-  const turns = task.reference.filter((m): m is Extract<Message, { role: 'assistant' }> => m.role === 'assistant');
+  const tasks = Array.isArray(task) ? [...task] as Task[] : [task as Task];
+  const turnsOf = new Map(tasks.map((t) => [t.id, t.reference.filter((m): m is Extract<Message, { role: 'assistant' }> => m.role === 'assistant')]));
   const script = new ScriptedGenerator((req) => {
+    const t = tasks.length === 1 ? tasks[0] : taskOfPrompt(tasks, req.prompt);
+    if (!t) return 'I cannot help with that.';
     const done = req.prompt.split(header).length - 2;
-    const next = turns[done];
+    const next = turnsOf.get(t.id)![done];
     if (!next) return 'Done.';
     return next.toolCalls?.length ? formatAct(undefined, next.toolCalls) : next.content;
   }, { name: 'reference-act' });

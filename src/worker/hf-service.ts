@@ -22,6 +22,8 @@ import { CancelledError, tokenStrings } from './engine-bridge';
 import { HF_CACHE_KEY } from './hf-cache';
 import { actAndRehearse, buildHfRolloutConfig, referenceAct } from './hf-rollout-config';
 import { realVerdictOf } from './rollout-config';
+import { roundProgress, type RoundProgress } from './round-progress';
+import type { Task } from '../envs/types';
 import {
   HF_REHEARSE_ONLY, HF_URL_PREFIX, type HfLoadProgress, type HfLoadRequest, type HfModelInfo, type HfProgressListener,
   type ProgressListener, type RolloutRequest, type RolloutStepRequest, type RolloutStepResult, type ShownTrajectory,
@@ -140,50 +142,65 @@ export function cancelRollouts(): void { cancelledUpTo = seq; }
 
 const macrotask = () => new Promise<void>((r) => setTimeout(r, 0));
 
-function need(req: RolloutRequest): Loaded {
-  if (!loaded || loaded.info.url !== req.modelUrl) {
-    throw new Error(`${req.modelUrl.slice(HF_URL_PREFIX.length)} is not loaded in the worker (it loads from the Models page: add it there again after a page reload)`);
+function need(modelUrl: string): Loaded {
+  if (!loaded || loaded.info.url !== modelUrl) {
+    throw new Error(`${modelUrl.slice(HF_URL_PREFIX.length)} is not loaded in the worker (it loads from the Models page: add it there again after a page reload)`);
   }
   return loaded;
 }
 
+/** What the Rollout page's "rehearse first" and the Benchmarks page run a Hugging Face model URL with. */
+export interface HfRoles {
+  /** Act and Rehearse requests (rehearse-only: Act replays each task's reference turns). */
+  generator: TextGenerator;
+  format: ChatFormat;
+  /** The model's config.json (chunk sizing reads its shape). */
+  config: Record<string, unknown>;
+  tokenizer: { decode(ids: ArrayLike<number>): string };
+  rehearseOnly: boolean;
+}
+
+/**
+ * The loaded model behind `modelUrl` (an `hf:` URL, optionally with HF_REHEARSE_ONLY), for the given tasks: the
+ * same generator, chat template and role split the Rollout page's rollouts use.
+ */
+export function roles(modelUrl: string, tasks: readonly Task[]): HfRoles {
+  const rehearseOnly = modelUrl.endsWith(HF_REHEARSE_ONLY);
+  const l = need(rehearseOnly ? modelUrl.slice(0, -HF_REHEARSE_ONLY.length) : modelUrl);
+  return {
+    generator: rehearseOnly ? actAndRehearse(referenceAct(tasks, l.format), l.model.generator) : l.model.generator,
+    format: l.format,
+    config: l.model.config,
+    tokenizer: { decode: (ids) => l.model.tokenizer.decode(Array.from(ids)) },
+    rehearseOnly,
+  };
+}
+
 async function run(req: RolloutRequest, cap: number | null, onProgress?: ProgressListener) {
-  const rehearseOnly = req.modelUrl.endsWith(HF_REHEARSE_ONLY);
-  const l = need(rehearseOnly ? { ...req, modelUrl: req.modelUrl.slice(0, -HF_REHEARSE_ONLY.length) } : req);
-  const my = ++seq;
-  const t0 = performance.now();
-  let rounds = 0, generations = 0, pending = 0;
   const world = getWorld(req.world);
   const task = req.taskId ? taskById(req.taskId) : world.tasks({ split: 'test', count: 1 })[0];
   if (!task) throw new Error(`world ${req.world} has no test task`);
   if (task.world !== world.name) throw new Error(`task ${task.id} is not in world ${world.name}`);
-  const inner: TextGenerator = rehearseOnly ? actAndRehearse(referenceAct(task, l.format), l.model.generator) : l.model.generator;
+  const r = roles(req.modelUrl, [task]);
+  const my = ++seq;
+  const t0 = performance.now();
+  // Assigned before the rollout asks for its first generation.
+  let progress: RoundProgress | null = null;
+  const inner = r.generator;
   const policy: TextGenerator = {
     name: inner.name, maxContext: inner.maxContext, countTokens: (t) => inner.countTokens(t),
     async generate(reqs) {
       await macrotask();
-      if (cancelledUpTo >= my) throw new CancelledError(`rollout stopped after ${rounds} round${rounds === 1 ? '' : 's'} (${generations} generations)`);
+      if (cancelledUpTo >= my) throw new CancelledError(progress?.stopped() ?? 'rollout stopped after 0 rounds (0 generations)');
       return inner.generate(reqs);
     },
   };
-  const built = buildHfRolloutConfig(l.format, req, policy, cap);
-  const tRounds = performance.now();
-  const trajectories = await rolloutGroups([task], req.k, {
-    ...built.cfg,
-    onRound: ({ round, live, requests }) => {
-      rounds = round;
-      generations += pending;
-      pending = requests;
-      const perRound = round > 0 ? (performance.now() - tRounds) / round : null;
-      if (onProgress) void Promise.resolve(onProgress({
-        done: round, total: built.maxRounds, unit: 'rounds', detail: `${generations} generations · ${req.k - live} of ${req.k} trajectories finished`,
-        elapsedMs: performance.now() - t0, etaMs: perRound === null ? null : perRound * Math.max(0, built.maxRounds - round), etaIsBound: true,
-      })).catch(() => undefined);
-    },
-  });
-  const tok = { decode: (ids: ArrayLike<number>) => l.model.tokenizer.decode(Array.from(ids)) };
+  const built = buildHfRolloutConfig(r.format, req, policy, cap);
+  const rp = roundProgress(req.k, built.maxRounds, onProgress, t0);
+  progress = rp;
+  const trajectories = await rolloutGroups([task], req.k, { ...built.cfg, onRound: rp.onRound });
   for (const t of trajectories) {
-    for (const r of t.rows) r.outputTokens = tokenStrings(tok, r.outputIds);
+    for (const row of t.rows) row.outputTokens = tokenStrings(r.tokenizer, row.outputIds);
     const rv = realVerdictOf(task, t);
     if (rv) (t as ShownTrajectory).realVerdict = rv;
   }

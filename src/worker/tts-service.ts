@@ -12,7 +12,9 @@ import type { TextGenerator } from '../engine/generator';
 import { realMatchesCommitted, runTts, TtsCancelled, type TtsProgress } from '../tts/rehearse';
 import { loadModel, loadedFolder, loadedSampler, tokenStrings } from './engine-bridge';
 import { buildRolloutConfig } from './rollout-config';
-import { CANCELLED, type ProgressListener, type RehearseFirstRequest, type RehearseFirstResult } from './protocol';
+import { buildHfRolloutConfig } from './hf-rollout-config';
+import type { Task } from '../envs/types';
+import { CANCELLED, HF_URL_PREFIX, type ProgressListener, type RehearseFirstRequest, type RehearseFirstResult } from './protocol';
 import type { WebRuntime } from './runtime-web';
 
 let controller: AbortController | null = null;
@@ -61,19 +63,30 @@ export async function rehearseFirst(rt: WebRuntime, req: RehearseFirstRequest, o
   }
 }
 
+/** The policy, its chat template, the committed run's settings and the token decoder, for the request's model. */
+async function modelFor(rt: WebRuntime, req: RehearseFirstRequest, task: Task) {
+  // The committed run is the page's real-mode rollout with the same settings (N = 0 is exactly that run).
+  const realReq = { ...req, mode: 'real' as const };
+  if (req.modelUrl.startsWith(HF_URL_PREFIX)) {
+    // A Hugging Face model (loaded on the Models page): the Rollout page's path, its own chat template; with
+    // HF_REHEARSE_ONLY it plays Rehearse in every attempt while Act replays the task's reference turns.
+    const hf = (await import('./hf-service')).roles(req.modelUrl, [task]);
+    return { policy: hf.generator, built: buildHfRolloutConfig(hf.format, realReq, hf.generator), tokenizer: hf.tokenizer };
+  }
+  await loadModel(rt, req.modelUrl);
+  const sampler = loadedSampler()!;
+  return { policy: sampler as TextGenerator, built: buildRolloutConfig(loadedFolder()!.rawConfig, realReq, sampler), tokenizer: sampler.tokenizer };
+}
+
 async function run(rt: WebRuntime, req: RehearseFirstRequest, signal: AbortSignal, onProgress?: ProgressListener): Promise<RehearseFirstResult> {
   const t0 = performance.now();
-  await loadModel(rt, req.modelUrl);
-  if (signal.aborted) throw new TtsCancelled({ rehearsals: [], realCalls: [], generations: 0 });
-  const sampler = loadedSampler()!;
-  const folder = loadedFolder()!;
   const world = getWorld(req.world);
   const task = req.taskId ? taskById(req.taskId) : world.tasks({ split: 'test', count: 1 })[0];
   if (!task) throw new Error(`world ${req.world} has no test task`);
   if (task.world !== world.name) throw new Error(`task ${task.id} is not in world ${world.name}`);
-  // The committed run is the page's real-mode rollout with the same settings (N = 0 is exactly that run).
-  const built = buildRolloutConfig(folder.rawConfig, { ...req, mode: 'real' }, sampler);
-  const { mode: _mode, ...cfg } = built.cfg;
+  const m = await modelFor(rt, req, task);
+  if (signal.aborted) throw new TtsCancelled({ rehearsals: [], realCalls: [], generations: 0 });
+  const { mode: _mode, ...cfg } = m.built.cfg;
   // Counted in imagined attempts: n per user turn and trajectory (an episode may end early: a bound).
   const total = req.n * task.userTurns.length * req.k;
   const emit = (p: TtsProgress) => {
@@ -85,13 +98,13 @@ async function run(rt: WebRuntime, req: RehearseFirstRequest, signal: AbortSigna
       etaMs: null, etaIsBound: true,
     })).catch(() => undefined);
   };
-  const policy = yielding(sampler);
+  const policy = yielding(m.policy);
   const runs = await runTts([...Array(req.k).keys()].map((j) => ({ task, sample: j, groupId: task.id })), {
     policy, format: cfg.format ?? compactFormat,
     cfg: { ...cfg, policy },
     opts: { n: req.n, strategy: req.strategy, memory: req.memory, signal, onProgress: emit },
   });
-  for (const r of runs) for (const row of r.trajectory.rows) row.outputTokens = tokenStrings(sampler.tokenizer, row.outputIds);
+  for (const r of runs) for (const row of r.trajectory.rows) row.outputTokens = tokenStrings(m.tokenizer, row.outputIds);
   return {
     runs: runs.map((r) => ({ trajectory: r.trajectory, rehearsals: r.rehearsals, realCalls: r.realCalls.length, realMatchesCommitted: realMatchesCommitted(r) })),
     ms: performance.now() - t0,

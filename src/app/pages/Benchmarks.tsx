@@ -13,6 +13,7 @@ import { BarMetric, COLORS } from '../components/charts';
 import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel } from '../components/ui';
 import { CurvesSection } from '../components/bench/Curves';
 import { useModelIndex } from '../modelIndex';
+import { hfModelEntries, useHfModel } from '../components/models/hfStore';
 import { useApp } from '../store';
 import { toHash, type Settings } from '../urlState';
 import { api, errorText } from '../worker';
@@ -100,7 +101,10 @@ export function BenchmarksPage() {
   const set = useApp((st) => st.set);
   const caps = useApp((st) => st.caps);
   const worlds = useApp((st) => st.worlds);
-  const { models, error: indexError } = useModelIndex();
+  const { models: shipped, error: indexError } = useModelIndex();
+  // A Hugging Face model loaded on the Models page is listed after the shipped folders (as on the Rollout page).
+  const hfLoaded = useHfModel((st) => st.loaded);
+  const models = useMemo(() => shipped && [...shipped, ...hfModelEntries(hfLoaded)], [shipped, hfLoaded]);
   const { running, progress, result: res, ended, cancelRequestedAt } = useBench();
   const model = models ? (s['m.model'] ? models.find((m) => m.name === s['m.model']) : defaultModel(models)) ?? null : null;
   // A default model is chosen (and written to the URL) as soon as the index is known.
