@@ -69,6 +69,14 @@ export const MUTANTS: Mutant[] = [
     tests: ['tests/envs/judges.test.ts'],
   },
   {
+    id: 'judge-reply-last-only',
+    description: "judge: 'reply_contains' reads only the turn's last reply",
+    file: 'src/envs/judges.ts',
+    find: '      for (const { s, i } of replies) {',
+    replace: '      for (const { s, i } of replies.slice(-1)) {',
+    tests: ['tests/envs/judges.test.ts'],
+  },
+  {
     id: 'bfcl-backend-unregistered',
     description: 'BFCL: TicketAPI no longer registers its backend (7 of 8)',
     file: 'src/envs/bfcl/backends/ticket_api.ts',

@@ -66,6 +66,7 @@ describe('evaluate() in Node', () => {
       const zero = await evaluate(tasks, policy, { ...base, rollout: { ...base.rollout, errorReward: 'zero-episode' } });
       expect(zero.trajectories.some((t) => t.error)).toBe(true); // the rule has something to act on
       expect(zero.result.checklist).toBeLessThanOrEqual(keep.result.checklist);
+      for (const e of [keep, zero]) expect(e.result.checklist).toBeCloseTo(recompute(e.trajectories).checklist, 12);
       for (const [i, t] of zero.trajectories.entries()) {
         expect(t.reward).toBe(t.error ? 0 : keep.trajectories[i].reward);
         expect(keep.trajectories[i].reward).toBe(keep.trajectories[i].verdict?.score);
@@ -73,5 +74,16 @@ describe('evaluate() in Node', () => {
     } finally {
       await policy.release();
     }
+  });
+
+  it('the checklist figure is the mean reward under the rule, not the raw judge score', async () => {
+    // Multi-turn tasks and a noisy expert: some episode ends on a corrupted output after earning score.
+    const multi = getWorld('files').tasks({ split: 'test', count: 40 }).filter((t) => t.userTurns.length > 1).slice(0, 3);
+    const opts = { mode: 'real' as const, k: 2, seed: 1 };
+    const keep = await evaluate(multi, expertGenerator(multi, { noise: 0.3 }), opts);
+    const zero = await evaluate(multi, expertGenerator(multi, { noise: 0.3 }), { ...opts, rollout: { errorReward: 'zero-episode' } });
+    expect(keep.trajectories.filter((t) => t.error && (t.verdict?.score ?? 0) > 0).length).toBeGreaterThan(0);
+    for (const e of [keep, zero]) expect(e.result.checklist).toBeCloseTo(recompute(e.trajectories).checklist, 12);
+    expect(zero.result.checklist).toBeLessThan(keep.result.checklist);
   });
 });

@@ -35,6 +35,13 @@ describe('checklist judge', () => {
     expect(v.terminated).toBe(false);
     expect(v.items[1].reason).toMatch(/FAIL t0\.1/);
     expect(v.items[0].reason).toMatch(/step 1/);
+    // Any step, for every kind: the satisfying reply or result need not be the turn's last one.
+    expect(evaluateCondition({ kind: 'reply_contains', text: ['W0012', 'pending'] },
+      [{ reply: 'W0012 is pending.' }, { reply: 'Anything else?' }]).passed).toBe(true);
+    expect(evaluateCondition({ kind: 'result_contains', tool: 'get_order_details', text: '"delivered"' }, [
+      call('get_order_details', { order_id: '#W0099' }, ok('{"status": "delivered"}')),
+      call('get_order_details', { order_id: '#W0012' }, ok('{"status": "pending"}')),
+    ]).passed).toBe(true);
   });
 
   it('ids must be written exactly: W0012 does not match #W0012', () => {
