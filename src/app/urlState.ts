@@ -97,6 +97,8 @@ export const SCHEMA = {
   'b.topp': num(1, 0.01, 1),
   'b.turns': int(8, 1, 64),
   'b.max': int(128, 1, 4096),
+  // Mode simulator: the frozen model that plays Rehearse ('' = the policy's own weights; else a loaded Hugging Face model's URL).
+  'b.sim': str(''),
   // Benchmarks curves (src/app/components/bench/): each chart's selection. bc: training curves (summary file
   // under docs/results/, '' = the first; metric; variant or 'all'); bt: rehearsal sweep (file, metric, memory);
   // bb: real-environment budget sweep (file, metric, x axis); be: evaluation suites (metric); bp: the paper's

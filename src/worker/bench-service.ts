@@ -13,7 +13,7 @@ import { hashSeed } from '../agent/rollout';
 import { fetchFileSource, loadModelFolder, type ModelFolder } from '../engine/modelFolder';
 import { samplerFromFolder, type Sampler } from '../engine/sampler';
 import { getWorld } from '../envs/worlds';
-import { EVAL_CANCELLED, HF_URL_PREFIX, type BenchEvalRequest, type BenchEvalResult, type BenchListener, type BenchProgress, type BenchStatus } from './protocol';
+import { EVAL_CANCELLED, HF_REHEARSE_ONLY, HF_URL_PREFIX, type BenchEvalRequest, type BenchEvalResult, type BenchListener, type BenchProgress, type BenchStatus } from './protocol';
 import type { WebRuntime } from './runtime-web';
 
 interface Model { url: string; folder: ModelFolder; sampler: Sampler & { release(): Promise<void> } }
@@ -51,6 +51,14 @@ async function hfPolicy(url: string, tasks: readonly Task[]): Promise<Policy> {
   return { sampler: hf.generator, settings: { ...rolloutSettings(HF_PROFILE), format: hf.format, simulatorFormat: hf.format }, shape };
 }
 
+/** Mode simulator with another model in the Rehearse role: a Hugging Face model loaded on the Models page. */
+async function hfSimulator(url: string, tasks: readonly Task[]) {
+  if (!url.startsWith(HF_URL_PREFIX)) throw new Error(`simulator ${url}: the Rehearse role takes the policy's own weights or a Hugging Face model loaded on the Models page`);
+  if (url.endsWith(HF_REHEARSE_ONLY)) throw new Error(`simulator ${url}: pick the model itself (it plays Rehearse only already)`);
+  const hf = (await import('./hf-service')).roles(url, tasks);
+  return { generator: hf.generator, format: hf.format };
+}
+
 function check(req: BenchEvalRequest): string[] {
   const p: string[] = [];
   if (!req.modelUrl) p.push('no model chosen');
@@ -81,13 +89,16 @@ export async function run(rt: WebRuntime, req: BenchEvalRequest, onProgress?: Be
   const work = (async () => {
     const tasks = getWorld(req.world).tasks({ split: 'test', count: req.tasks });
     const m = req.modelUrl.startsWith(HF_URL_PREFIX) ? await hfPolicy(req.modelUrl, tasks) : await policyFor(rt, req.modelUrl);
+    const sim = req.mode === 'simulator' && req.simulatorUrl && req.simulatorUrl !== req.modelUrl ? await hfSimulator(req.simulatorUrl, tasks) : null;
     if (ac.signal.aborted) throw new EvalCancelled();
     const settings = m.settings;
     const r = await runProtocol(tasks, m.sampler, {
       mode: req.mode, k: req.k, temperature: req.temperature, topP: req.topP, seed: req.seed,
-      simulator: req.mode === 'simulator' ? m.sampler : undefined,
+      simulator: req.mode === 'simulator' ? sim?.generator ?? m.sampler : undefined,
       rollout: {
         ...settings,
+        // A Hugging Face simulator is prompted as on the Rollout page: its chat template, the reference's simulator prompt.
+        ...(sim ? { simulatorFormat: sim.format, rehearsePrompt: HF_PROFILE.rehearsePrompt } : {}),
         act: { ...settings.act, maxNewTokens: req.maxNewTokens },
         rehearse: { ...settings.rehearse, maxNewTokens: req.maxNewTokens },
         limits: { ...settings.limits, maxAssistantTurns: req.maxTurns },
@@ -106,7 +117,7 @@ export async function run(rt: WebRuntime, req: BenchEvalRequest, onProgress?: Be
       request: req,
       // A Hugging Face model is named by its whole URL: that is its name in the model selects (and in rolloutLink).
       model: req.modelUrl.startsWith(HF_URL_PREFIX) ? req.modelUrl : req.modelUrl.replace(/\/+$/, '').split('/').pop() ?? req.modelUrl,
-      suite: `${req.world} test · ${tasks.length} tasks · ${req.mode} · k=${req.k}`,
+      suite: `${req.world} test · ${tasks.length} tasks · ${req.mode}${sim ? ` (Rehearse: ${req.simulatorUrl})` : ''} · k=${req.k}`,
       summary: {
         success: s.success, outcome: s.outcome, checklist: s.checklist, passAtK: s.passAtK,
         fidelityF1: s.fidelity.meanF1, fidelityExact: s.fidelity.exactRate, errorAgree: s.fidelity.errorAgreeRate,

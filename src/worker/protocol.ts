@@ -278,6 +278,11 @@ export interface BenchEvalRequest extends BenchRequest {
   topP: number;
   /** Tasks per chunk; absent: sized to memory from the model's shape. */
   chunkTasks?: number;
+  /**
+   * Mode simulator: the frozen model that plays Rehearse, a Hugging Face model URL (HF_URL_PREFIX…) loaded on the
+   * Models page, with its own chat template and the reference's simulator prompt; absent: the policy's own weights.
+   */
+  simulatorUrl?: string;
 }
 /** The evaluation protocol's progress, as the worker forwards it. */
 export type BenchProgress = EvalProgress;

@@ -116,6 +116,7 @@ export function BenchmarksPage() {
   const request = (): BenchEvalRequest => ({
     modelUrl: model?.url ?? '', world: s['b.world'], tasks: s['b.tasks'], mode: s['b.mode'] as RolloutMode,
     k: s['b.k'], seed: s['b.seed'], temperature: s['b.temp'], topP: s['b.topp'], maxTurns: s['b.turns'], maxNewTokens: s['b.max'],
+    ...(s['b.mode'] === 'simulator' && s['b.sim'] ? { simulatorUrl: s['b.sim'] } : {}),
   });
   const preset = (k: number, temp: number, topp: number) => { set('b.k', k); set('b.temp', temp); set('b.topp', topp); };
   const frac = progress && progress.total > 0 ? progress.done / progress.total : 0;
@@ -137,6 +138,16 @@ export function BenchmarksPage() {
           <Field k="b.world" label="world (test split)" options={worlds?.map((w) => ({ value: w.name }))} />
           <Field k="b.tasks" label="tasks" />
           <Field k="b.mode" label="mode" title="imagined modes are still judged on the real environment's results" />
+          {s['b.mode'] === 'simulator' && (
+            <label className="field wide" htmlFor="f-b.sim" title="the frozen model that imagines every tool result (Rehearse); Act stays with the policy model">
+              <span>Rehearse model</span>
+              <select id="f-b.sim" value={s['b.sim']} onChange={(e) => set('b.sim', e.target.value)}>
+                <option value="">the policy's own weights (frozen)</option>
+                {hfLoaded && <option value={hfLoaded.url}>{hfLoaded.url}</option>}
+                {s['b.sim'] && s['b.sim'] !== hfLoaded?.url && <option value={s['b.sim']}>{s['b.sim']} (not loaded: add it on the Models page)</option>}
+              </select>
+            </label>
+          )}
           <Field k="b.k" label="k (samples / task)" />
           <Field k="b.temp" label="temperature" step={0.05} title="0 = greedy" />
           <Field k="b.topp" label="top-p" step={0.05} />
