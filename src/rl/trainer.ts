@@ -138,6 +138,12 @@ export interface EvalMetrics {
    */
   recallF1?: number | null; recallExact?: number | null; inferenceF1?: number | null; inferenceExact?: number | null;
   recallProbes?: number; inferenceProbes?: number;
+  /**
+   * Held-out success per task (Avg@k over its samples), in the order of the evaluation's tasks, which are the same
+   * at every evaluation of a run: two evaluations can be compared task by task (a paired interval). Absent in
+   * records from before it.
+   */
+  taskSuccess?: number[];
   /** The same probes with the Rehearse prompt's hints off: nothing to copy, so this is the world model alone. */
   noHintsF1?: number | null; noHintsExact?: number | null;
 }
@@ -342,6 +348,10 @@ export class GrpoTrainer {
     const rate = (s: ProbeSummary['recall'] | undefined, k: 'meanF1' | 'exactRate') => (s && s.calls > 0 ? s[k] : null);
     const e: EvalMetrics = {
       step: this.step, success: real.result.success, checklist: real.result.checklist, passAtK: real.result.passAtK,
+      taskSuccess: this.deps.evalTasks.map((t) => {
+        const mine = real.trajectories.filter((x) => x.taskId === t.id);
+        return mine.length ? mine.reduce((a, x) => a + succeeded(x), 0) / mine.length : 0;
+      }),
       fidelityF1: rehearse.fidelity.meanF1, fidelityExact: rehearse.fidelity.exactRate, errorAgree: rehearse.fidelity.errorAgreeRate,
       ...(probes ? {
         recallF1: rate(probes.on.recall, 'meanF1'), recallExact: rate(probes.on.recall, 'exactRate'), recallProbes: probes.on.recall.calls,
