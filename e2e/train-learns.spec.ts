@@ -5,7 +5,8 @@
 // sampled at the training temperature, Avg@k), each with a 95% interval, as one JSON line, and writes that JSON
 // to test-results/train-learns.json (committed copy: docs/results/starters/train-learns.json).
 //
-// Criteria (both must hold; printed with the figures):
+// Criteria (all must hold; printed with the figures), the last being the five-minute budget (wall time from Start
+// to done; a run past it is still waited for and measured, and the load average is printed beside it):
 // - training reward rose: the 95% Welch interval of mean(last W steps) − mean(first W steps) lies above 0 (each
 //   step's reward is one observation: the mean over its tasks × group);
 // - held-out success rose: the paired 95% t interval over tasks of success(last) − success(step 0) lies above 0
@@ -14,6 +15,7 @@
 //   the pairing and so is wider, and whether the end's Wilson interval lies wholly above the start's.
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { DEFAULT_TRAIN_STARTER, TRAIN_DEFAULTS } from '../src/app/components/train/preset';
@@ -21,6 +23,8 @@ import type { RunRecord } from '../src/app/components/train/runs';
 import { openApp, shot } from './helpers';
 
 const BUDGET_MS = 300_000;
+/** A run still going at the budget is waited for up to this long, so its figures are measured and printed either way. */
+const HARD_MS = 900_000;
 
 const activeRun = (page: Page) => page.evaluate(() => {
   const s = (window as unknown as { __envaceTrain: { runs(): { runs: RunRecord[]; activeId: string | null } } }).__envaceTrain.runs();
@@ -78,7 +82,7 @@ const iv = (c: [number, number]) => `[${f3(c[0])}, ${f3(c[1])}]`;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 test('the default preset fine-tunes the shipped starter, and its training reward and held-out success rise within five minutes (WASM)', async ({ page }) => {
-  test.setTimeout(BUDGET_MS + 240_000);
+  test.setTimeout(HARD_MS + 240_000);
   await openApp(page, '?backend=wasm', '#/train');
   // The default preset is the learning run on the shipped starter, and the page says what is being watched,
   // including how held-out success is sampled (the figure this spec asserts on).
@@ -92,14 +96,16 @@ test('the default preset fine-tunes the shipped starter, and its training reward
 
   const t0 = Date.now();
   await page.getByRole('button', { name: 'Start', exact: true }).click();
-  // Wait for the end of the run or of the budget, then print what there is either way (a run that did not
-  // finish in time still shows how far it got and how long its steps took).
-  while (Date.now() - t0 < BUDGET_MS && (await page.getByTestId('train-state').textContent()) !== 'done') await page.waitForTimeout(2_000);
+  // Wait for the end of the run (a run past the five-minute budget is waited for, up to HARD_MS, so that its
+  // rise is measured and printed either way; the budget is asserted last, after the figures).
+  const state = () => page.getByTestId('train-state').textContent();
+  let s: string | null = null;
+  while (Date.now() - t0 < HARD_MS && (s = await state()) !== 'done' && s !== 'error') await page.waitForTimeout(2_000);
   const wallS = (Date.now() - t0) / 1000;
   const run = (await activeRun(page))!;
   await page.screenshot({ path: shot('train-learns'), fullPage: true });
-  console.log(`[train-learns] state ${run.status?.state} after ${wallS.toFixed(0)} s: ${run.history.length} of ${run.request.spec.steps} steps, evals at ${run.evals.map((e) => `${e.step}: ${f3(e.success)}`).join(', ') || 'none'}; s/step ${run.history.map((m) => m.secondsPerStep.toFixed(1)).join(' ')}`);
-  expect(run.status?.state, `the default run did not finish within ${BUDGET_MS / 1000} s`).toBe('done');
+  console.log(`[train-learns] state ${run.status?.state} after ${wallS.toFixed(0)} s (load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores): ${run.history.length} of ${run.request.spec.steps} steps, evals at ${run.evals.map((e) => `${e.step}: ${f3(e.success)}`).join(', ') || 'none'}; s/step ${run.history.map((m) => m.secondsPerStep.toFixed(1)).join(' ')}`);
+  expect(run.status?.state, `the default run did not finish within ${HARD_MS / 1000} s`).toBe('done');
 
   // Rates and F1 are plotted on a fixed [0, 1] axis: a rising curve is not an artefact of rescaling.
   for (const id of ['success', 'fidelity', 'fidelity-probes']) await expect(page.getByTestId(`chart-${id}`)).toHaveAttribute('data-domain', '0,1');
@@ -124,6 +130,8 @@ test('the default preset fine-tunes the shipped starter, and its training reward
     preset: { ...TRAIN_DEFAULTS },
     spec,
     wallSeconds: r3(wallS),
+    withinBudget: wallS * 1000 <= BUDGET_MS,
+    loadAverage: r3(os.loadavg()[0]), cores: os.cpus().length,
     secondsPerStep: run.history.map((m) => r3(m.secondsPerStep)),
     rewardPerStep: rewards.map(r3),
     trainingReward: {
@@ -158,4 +166,5 @@ test('the default preset fine-tunes the shipped starter, and its training reward
   expect(run.history.some((m) => m.advActAbs > 0)).toBe(true);
   expect(dReward.ci[0], `training reward did not rise: first ${W} ${f3(first.mean)} ${iv(first.ci)}, last ${W} ${f3(last.mean)} ${iv(last.ci)}`).toBeGreaterThan(0);
   expect(dPaired.ci[0], `held-out success did not rise: step 0 ${f3(evStart.success)}, step ${evEnd.step} ${f3(evEnd.success)}, paired difference ${iv(dPaired.ci)}`).toBeGreaterThan(0);
+  expect(wallS, `the default run took ${wallS.toFixed(0)} s, past the ${BUDGET_MS / 1000} s budget (load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores)`).toBeLessThanOrEqual(BUDGET_MS / 1000);
 });
