@@ -3,15 +3,19 @@
 // the same rows and weights, interleaved (which goes first alternates): by the packed update the trainer
 // uses (src/rl/update.ts) and by the row-by-row padded reference (src/bench/train-reference.ts); their
 // agreement and time ratio are reported, and the packed gradients are applied. Likewise every generate()
-// of the rollout runs with the sampler's prefix cache and without it. Step speedup = (reference rollout +
-// judge + reference update) / (rollout + judge + update), each path timed alone. Prints one JSON object.
+// of the rollout runs twice on the same requests: through the current sampler as the trainer configures it,
+// and through the frozen pre-issue sampler without a prefix cache (src/bench/sampler-reference.ts, the
+// reference rollout), on a model of the same weights. Step speedup = (reference rollout + judge + reference
+// update) / (rollout + judge + update), each path timed alone. Prints one JSON object.
 
 import { readFile } from 'node:fs/promises';
 import { countParams } from '../engine/decoder';
 import type { Model } from '../engine/trainer-core';
 import type { GenerateRequest, Generation } from '../engine/generator';
 import { Sampler } from '../engine/sampler';
+import * as ReferenceSampler from '../bench/sampler-reference';
 import type { SessionCache } from '../engine/runtime';
+import type { LlamaConfig, Params } from '../engine/decoder';
 import { matmulPeakGflops, referenceGrpoGradients } from '../bench/train-reference';
 import type { RunSpec } from '../rl/session';
 import { grpoGradients, type UpdateResult, type UpdateRow, type UpdateSettings } from '../rl/update';
@@ -91,17 +95,38 @@ function untimeSessionBuilds(model: Model): void {
 }
 
 /**
- * Every generate() of the rollout runs twice on the same requests, interleaved: with the sampler's prefix
- * cache (as the trainer runs it) and without (the sampler before it: every prompt prefilled whole).
+ * Every generate() of the rollout runs twice on the same requests, interleaved (which goes first alternates):
+ * through the trainer's sampler, and through the reference sampler (the sampler before issue 9's rollout work,
+ * every prompt prefilled whole) over its own model of the same weights, built once per trainer sampler (not
+ * timed, like the trainer's own sampler construction). The trainer continues with the current sampler's output.
  */
-const gen = { newMs: 0, refMs: 0, newTokens: 0, refTokens: 0, calls: 0, rows: 0, same: 0 };
-function measureRollouts(): void {
+const gen = { newMs: 0, refMs: 0, newTokens: 0, refTokens: 0, calls: 0, rows: 0, same: 0, logprobMaxAbsDiff: 0, refBuildMs: 0 };
+const references = new WeakMap<object, ReferenceSampler.Sampler & { release(): Promise<void> }>();
+function measureRollouts(trainer: object, cfg: LlamaConfig): void {
+  // The trainer builds a sampler on the current weights every step (GrpoTrainer.sampler); each gets a reference
+  // twin on the same weights. Building it is not part of either rollout (subtracted from the step's rollout time).
+  const t = trainer as { sampler?: (params: Params, name: string) => Promise<Sampler & { release(): Promise<void> }> };
+  if (typeof t.sampler !== 'function') throw new Error('GrpoTrainer has no sampler method to measure');
+  const make = t.sampler.bind(trainer);
+  t.sampler = async (params, name) => {
+    const s = await make(params, name);
+    const t0 = performance.now();
+    const kv = await ReferenceSampler.createOrtKVModel(nodeRuntime(), cfg, params);
+    const ref = new ReferenceSampler.Sampler(kv, s.tokenizer, { ...s.opts, prefixCache: false }) as ReferenceSampler.Sampler & { release(): Promise<void> };
+    ref.release = () => kv.release();
+    references.set(s, ref);
+    const release = s.release.bind(s);
+    s.release = async () => { await release(); await ref.release(); };
+    gen.refBuildMs += performance.now() - t0;
+    return s;
+  };
   const generate = Sampler.prototype.generate;
   Sampler.prototype.generate = async function (this: Sampler, reqs: GenerateRequest[]): Promise<Generation[]> {
-    const plain = new Sampler(this.model, this.tokenizer, { ...this.opts, prefixCache: false });
-    const run = async (sm: Sampler, which: 'new' | 'ref') => {
+    const plain = references.get(this);
+    if (!plain) throw new Error(`sampler ${this.name} was not made by GrpoTrainer.sampler`);
+    const run = async (sm: Sampler | ReferenceSampler.Sampler, which: 'new' | 'ref') => {
       const t0 = performance.now();
-      const g = await generate.call(sm, reqs);
+      const g = sm instanceof Sampler ? await generate.call(sm, reqs) : await sm.generate(reqs);
       gen[which === 'new' ? 'newMs' : 'refMs'] += performance.now() - t0;
       gen[which === 'new' ? 'newTokens' : 'refTokens'] += g.reduce((a, x) => a + x.outputIds.length, 0);
       return g;
@@ -112,6 +137,7 @@ function measureRollouts(): void {
     const [mine, theirs] = newFirst ? [a, b] : [b, a];
     gen.rows += reqs.length;
     gen.same += mine.filter((g, i) => g.outputIds.join() === theirs[i].outputIds.join()).length;
+    mine.forEach((g, i) => { if (g.outputIds.join() === theirs[i].outputIds.join()) g.logprobs.forEach((x, j) => { gen.logprobMaxAbsDiff = Math.max(gen.logprobMaxAbsDiff, Math.abs(x - theirs[i].logprobs[j])); }); });
     return mine;
   };
 }
@@ -163,14 +189,14 @@ async function main() {
   const t = trainer as unknown as { update?: unknown };
   if (typeof t.update !== 'function') throw new Error('GrpoTrainer has no update method to measure');
   t.update = (model: Model, rows: Parameters<typeof benchUpdate>[2]) => benchUpdate(trainer as never, model, rows);
-  measureRollouts();
-  const genPerStep: { newMs: number; refMs: number }[] = [];
+  measureRollouts(trainer, folder.config);
+  const genPerStep: { newMs: number; refMs: number; buildMs: number }[] = [];
   const bar = progress(a.steps, 'bench:train');
   for (let i = 0; i < a.steps; i++) {
     step = i;
     const g0 = { ...gen };
     const m = await trainer.trainStep();
-    genPerStep.push({ newMs: gen.newMs - g0.newMs, refMs: gen.refMs - g0.refMs });
+    genPerStep.push({ newMs: gen.newMs - g0.newMs, refMs: gen.refMs - g0.refMs, buildMs: gen.refBuildMs - g0.refBuildMs });
     bar.tick(`${m.secondsPerStep.toFixed(1)} s (both updates)`);
   }
   bar.done();
@@ -183,7 +209,8 @@ async function main() {
     const upd = sum(recs, (x) => x.newMs + x.adamMs) / 1000, updRef = sum(recs, (x) => x.refMs + x.adamMs) / 1000;
     // The trainer's rollout time holds both generate() runs; each path's rollout is it minus the other's.
     const g = genPerStep[i];
-    return { rollout: m.rolloutSeconds - g.refMs / 1000, rolloutRef: m.rolloutSeconds - g.newMs / 1000, judge: m.judgeSeconds, update: upd, updateRef: updRef };
+    const base = m.rolloutSeconds - g.buildMs / 1000;
+    return { rollout: base - g.refMs / 1000, rolloutRef: base - g.newMs / 1000, judge: m.judgeSeconds, update: upd, updateRef: updRef };
   });
   const stepS = sum(perStep, (p) => p.rollout + p.judge + p.update) / n;
   const stepRefS = sum(perStep, (p) => p.rolloutRef + p.judge + p.updateRef) / n;
@@ -215,6 +242,9 @@ async function main() {
     generated_tokens_per_s_reference: round(gen.refTokens / (gen.refMs / 1000), 1),
     generate_seconds_per_step: round(gen.newMs / 1000 / n, 3), generate_seconds_per_step_reference: round(gen.refMs / 1000 / n, 3),
     generations_identical_to_reference: round(gen.same / Math.max(1, gen.rows), 3),
+    // Over identical generations: the prefix tree and cache change float rounding only.
+    logprob_max_abs_diff_vs_reference: Number(gen.logprobMaxAbsDiff.toExponential(2)),
+    rollout_reference: 'src/bench/sampler-reference.ts (the sampler before the rollout work), prefix cache off',
     generate_calls_per_step: gen.calls / n,
     matmul_peak_gflops: round(peak, 1),
     update_gflops: round(flops / (newMs / 1000) / 1e9, 2),

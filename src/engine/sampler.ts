@@ -1,9 +1,11 @@
 // Batched autoregressive sampling with a key/value cache held in JavaScript buffers.
 //
 // Two ways to step, chosen per sampler:
-//  - 'fast': a decode-step graph that returns only the new token's keys/values; the cache lives in a
-//    fixed-capacity [B, H, cap, D] buffer per layer and unused slots are masked out. This avoids the
-//    full-cache copy back to JS every step that dominates the HF-convention graph (see PLATFORM.md).
+//  - 'fast': one graph (sampler-graph.ts) that returns only the new tokens' keys/values and the last
+//    position's logits, for prefill, prefix extension and decoding; the cache lives in a [B, H, cap, D]
+//    buffer per layer (grown by doubling) and unused slots are masked out. This avoids the full-cache copy
+//    back to JS every step that dominates the HF-convention graph (see PLATFORM.md). Prompts of a call are
+//    prefilled over their prefix tree (shared stretches once), optionally after cached earlier rows.
 //  - 'exact': the standard HF-convention graph fed exactly like transformers.js feeds it (past of the
 //    true length, no prompt de-duplication), so greedy output matches it token for token.
 import { Rng } from './rng';
@@ -11,7 +13,8 @@ import type { GenerateRequest, Generation, TextGenerator } from './generator';
 import type { BPETokenizer } from './tokenizer';
 import type { Feeds, HostTensor, NativeTensor, Runtime } from './runtime';
 import { headDim, type LlamaConfig, type Params } from './decoder';
-import { exportDecodeStep, exportInference } from './graphs';
+import { exportInference } from './graphs';
+import { exportSamplerStep } from './sampler-graph';
 import type { ModelFolder } from './modelFolder';
 
 // Per-row token choice and stop-string tracking, independent of how logits are produced.
@@ -41,17 +44,20 @@ export function chooseToken(logits: Float32Array, off: number, V: number, sp: Sa
   let max = -Infinity, arg = 0;
   for (let i = 0; i < V; i++) { const v = logits[off + i]; if (v > max) { max = v; arg = i; } }
   // One exp per logit: with e_i = exp(x_i - max), z = Σe and H = log z - Σ e_i (x_i - max) / z.
+  // At temperature 1 the sampling weights are these same e_i (x·1 = x exactly), so they are kept, not recomputed.
+  const p = s.p;
+  const keep = sp.temperature === 1 && rng !== null;
   let z = 0, zx = 0;
-  for (let i = 0; i < V; i++) { const dx = logits[off + i] - max; const e = Math.exp(dx); z += e; zx += e * dx; }
+  for (let i = 0; i < V; i++) { const dx = logits[off + i] - max; const e = Math.exp(dx); z += e; zx += e * dx; if (keep) p[i] = e; }
   const lse = max + Math.log(z);
   const ent = Math.max(0, Math.log(z) - zx / z);
   const pick = (t: number): Choice => ({ token: t, logprob: logits[off + t] - lse, entropy: ent });
   if (sp.temperature <= 0 || rng === null) return pick(arg);
 
   const invT = 1 / sp.temperature;
-  const p = s.p;
   let sum = 0;
-  for (let i = 0; i < V; i++) { const e = Math.exp((logits[off + i] - max) * invT); p[i] = e; sum += e; }
+  if (keep) sum = z;
+  else for (let i = 0; i < V; i++) { const e = Math.exp((logits[off + i] - max) * invT); p[i] = e; sum += e; }
 
   const useK = sp.topK > 0 && sp.topK < V;
   const useP = sp.topP > 0 && sp.topP < 1;
@@ -174,10 +180,29 @@ export interface SamplerOptions {
    * true = 64 MiB; models without `extend` ignore it.
    */
   prefixCache?: boolean | { maxBytes?: number; minReuse?: number };
+  /**
+   * Prompts of one call that share a stretch of at least 16 tokens compute it once (see prefillTree). Default on
+   * for models with `extend`; it depends only on the call's own prompts, so a request gives the same tokens
+   * every time it comes in the same batch.
+   */
+  sharePrefixes?: boolean;
+  /**
+   * Decode-cache slots allocated for generated tokens at first, doubled when full (default 32; 0 = every slot
+   * the longest row may need, as before). Each decode step attends over every allocated slot, and rollout rows
+   * often stop long before their token budget.
+   */
+  initialRoom?: number;
 }
 
-/** Keys/values of one earlier row, [H, len, D] per layer, for its tokens in order. */
-interface CacheEntry { tokens: number[]; keys: Float32Array[]; values: Float32Array[]; bytes: number }
+/**
+ * Keys/values of a run of positions, one buffer per layer: position j of head h starts at start + h·headStride + j·D.
+ * Views let a remembered row point into the decode buffers it was generated in (which are never written again
+ * once a row is remembered: compaction, growth and the end of generate() all leave them behind) instead of copying.
+ */
+interface KVView { keys: Float32Array[]; values: Float32Array[]; start: number; headStride: number }
+
+/** One earlier row: its tokens in order and their keys/values. `bytes`: what it keeps alive (its decode slots). */
+interface CacheEntry { tokens: number[]; kv: KVView; bytes: number }
 
 interface Row {
   req: GenerateRequest;
@@ -192,6 +217,47 @@ interface Row {
   stopEnd: number;
 }
 
+/**
+ * A node of a call's prompt tree: tokens [from, end) of prompt `rep`, computed after its parent's keys/values
+ * (which cover [0, from)). `prompts` are the unique prompts ending exactly at `end` (they take this node's
+ * last-position logits).
+ */
+export interface PrefixNode { from: number; end: number; rep: number; parent: PrefixNode | null; prompts: number[]; level: number }
+
+/**
+ * The compressed prefix tree of distinct prompts, keeping only shared stretches of at least `minShare` tokens as
+ * their own nodes (a shorter one is not worth its own batch and padding: its prompts compute it themselves).
+ * Every prompt ends at exactly one node. Levels count computed ancestors, so one level can run as one batch.
+ */
+export function prefixTree(prompts: number[][], minShare: number): PrefixNode[] {
+  const nodes: PrefixNode[] = [];
+  const commonEnd = (ix: number[], from: number) => {
+    const p0 = prompts[ix[0]];
+    for (let k = from; ; k++) {
+      if (k >= p0.length) return k;
+      for (const i of ix) if (k >= prompts[i].length || prompts[i][k] !== p0[k]) return k;
+    }
+  };
+  const build = (ix: number[], from: number, parent: PrefixNode | null, level: number, groupedTo: number): void => {
+    if (ix.length === 1) { nodes.push({ from, end: prompts[ix[0]].length, rep: ix[0], parent, prompts: [ix[0]], level }); return; }
+    const l = commonEnd(ix, groupedTo);
+    const ended = ix.filter((i) => prompts[i].length === l), rest = ix.filter((i) => prompts[i].length > l);
+    const byNext = new Map<number, number[]>();
+    for (const i of rest) { const t = prompts[i][l]; const g = byNext.get(t); if (g) g.push(i); else byNext.set(t, [i]); }
+    if (l - from >= minShare) {
+      const node: PrefixNode = { from, end: l, rep: ix[0], parent, prompts: ended, level };
+      nodes.push(node);
+      for (const g of byNext.values()) build(g, l, node, level + 1, l);
+    } else {
+      // Too short to share: distinct prompts are never equal, so at most one ends here, as a leaf of its own.
+      for (const i of ended) nodes.push({ from, end: l, rep: i, parent, prompts: [i], level });
+      for (const g of byNext.values()) build(g, from, parent, level, l);
+    }
+  };
+  if (prompts.length) build(prompts.map((_, i) => i), 0, null, 0, 0);
+  return nodes;
+}
+
 export class Sampler implements TextGenerator {
   readonly name: string;
   readonly maxContext: number;
@@ -199,8 +265,11 @@ export class Sampler implements TextGenerator {
   private readonly scratch: SampleScratch;
   private cache: CacheEntry[] = [];
   private cacheBytes = 0;
-  /** Prompt tokens prefilled and reused from the prefix cache, since construction. */
-  readonly stats = { prefilled: 0, reused: 0 };
+  /**
+   * Prompt tokens since construction: computed, reused from the prefix cache, and shared with other prompts of
+   * the same call (computed once for all of them, counted once per prompt beyond the first computation).
+   */
+  readonly stats = { prefilled: 0, reused: 0, shared: 0 };
 
   constructor(readonly model: KVModel, readonly tokenizer: BPETokenizer, readonly opts: SamplerOptions) {
     this.name = opts.name ?? 'engine-sampler';
@@ -217,12 +286,12 @@ export class Sampler implements TextGenerator {
     return { maxBytes: (o === true ? undefined : o.maxBytes) ?? 64 * 2 ** 20, minReuse: (o === true ? undefined : o.minReuse) ?? 8 };
   }
 
-  /** The cached row sharing the longest prefix with `p`, leaving at least the last prompt token to compute. */
-  private lookup(p: number[]): { entry: CacheEntry | null; m: number } {
+  /** The cached row sharing the longest prefix with `p` within its first `limit` tokens. */
+  private lookup(p: number[], limit: number): { entry: CacheEntry | null; m: number } {
     const lim = this.cacheLimits;
     let best: CacheEntry | null = null, bestM = 0;
     if (lim) for (const e of this.cache) {
-      const n = Math.min(e.tokens.length, p.length - 1);
+      const n = Math.min(e.tokens.length, limit);
       let k = 0;
       while (k < n && e.tokens[k] === p[k]) k++;
       if (k > bestM) { bestM = k; best = e; }
@@ -248,77 +317,85 @@ export class Sampler implements TextGenerator {
   clearPrefixCache(): void { this.cache = []; this.cacheBytes = 0; }
 
   /**
-   * Prefill of unique prompts when some have a cached prefix: misses run the plain prefill, hits run
-   * only their suffix after the cached keys/values (model.extend). The result has the full prefill's
-   * layout (each prompt right-aligned in Tp slots), so decoding runs on the same shapes as without cache.
+   * Prefill of a call's unique prompts over their prefix tree: a stretch of at least `minShare` tokens that
+   * several prompts share (the system prompt and tool list of every Act prompt, a task's first message for its
+   * K samples) is computed once, and each prompt only extends it (model.extend with the shared keys/values as
+   * past). With the prefix cache on, a node whose prefix an earlier row already holds starts from that row's
+   * keys/values instead. Nodes of one tree level run as one batch (levels: 1 for prompts sharing nothing, 2–3
+   * for a rollout round). Returns each prompt's keys/values ([H, P, D] per layer), logits and the prompt mask of
+   * a full prefill's layout (each prompt right-aligned in Tp slots), so decoding runs on the same shapes. Shared or cached keys/values differ from a full prefill's by float
+   * rounding only (~1e-9 in log-probs), like the prefix cache.
    */
-  private async prefillWithCache(uniq: number[][], hits: { entry: CacheEntry | null; m: number }[], Tp: number): Promise<{ pre: StepOut; Ts: number; pmask: Uint8Array }> {
+  private async prefillTree(uniq: number[][], Tp: number): Promise<{ logits: Float32Array; perPrompt: KVView[]; pmask: Uint8Array }> {
     const m = this.model;
     const L = m.numLayers, H = m.numKvHeads, D = m.headDim, V = m.vocabSize, pad = this.opts.padTokenId;
     const U = uniq.length;
-    const missU: number[] = [], hitU: number[] = [];
-    uniq.forEach((_, u) => (hits[u].m > 0 ? hitU : missU).push(u));
-    let Tm = 0, miss: StepOut | null = null;
-    if (missU.length) {
-      Tm = Math.max(...missU.map((u) => uniq[u].length));
-      const n = missU.length;
-      const ids = new Int32Array(n * Tm).fill(pad), mk = new Uint8Array(n * Tm), pos = new Int32Array(n * Tm).fill(1);
-      missU.forEach((u, j) => {
-        const p = uniq[u], off = j * Tm + (Tm - p.length);
-        for (let i = 0; i < p.length; i++) { ids[off + i] = p[i]; mk[off + i] = 1; pos[off + i] = i; }
+    const minShare = this.opts.sharePrefixes === false ? Infinity : 16;
+    const nodes = prefixTree(uniq, minShare);
+    const kv = new Map<PrefixNode, KVView & { logits?: Float32Array }>();
+    const levels = Math.max(...nodes.map((n) => n.level)) + 1;
+    for (let lv = 0; lv < levels; lv++) {
+      type Job = { node: PrefixNode; a: number; cached: boolean; src: KVView | null };
+      const jobs: Job[] = [];
+      for (const node of nodes) {
+        if (node.level !== lv) continue;
+        const p = uniq[node.rep];
+        const parent = node.parent ? kv.get(node.parent)! : null;
+        let job: Job = { node, a: node.from, cached: false, src: parent && node.from > 0 ? parent : null };
+        if (this.cacheLimits) {
+          // A node whose prompts need logits keeps its last token to compute.
+          const hit = this.lookup(p.slice(0, node.end), node.prompts.length ? node.end - 1 : node.end);
+          if (hit.entry && hit.m > node.from) job = { node, a: hit.m, cached: true, src: hit.entry.kv };
+        }
+        if (job.cached) this.stats.reused += job.a; else this.stats.shared += job.a;
+        if (job.a >= node.end) { kv.set(node, job.src!); continue; }
+        jobs.push(job);
+      }
+      if (!jobs.length) continue;
+      const n = jobs.length;
+      const C = Math.max(...jobs.map((j) => j.a)), S = Math.max(...jobs.map((j) => j.node.end - j.a));
+      const pastK = Array.from({ length: L }, () => new Float32Array(n * H * C * D));
+      const pastV = Array.from({ length: L }, () => new Float32Array(n * H * C * D));
+      const mask = new BigInt64Array(n * (C + S)), ids = new Int32Array(n * S).fill(pad), pos = new Int32Array(n * S).fill(1);
+      jobs.forEach(({ node, a, src }, i) => {
+        const p = uniq[node.rep], suf = node.end - a;
+        if (src) for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) {
+          const at = src.start + h * src.headStride;
+          pastK[l].set(src.keys[l].subarray(at, at + a * D), (i * H + h) * C * D);
+          pastV[l].set(src.values[l].subarray(at, at + a * D), (i * H + h) * C * D);
+        }
+        mask.fill(1n, i * (C + S), i * (C + S) + a);
+        for (let k = 0; k < suf; k++) {
+          ids[i * S + S - suf + k] = p[a + k]; pos[i * S + S - suf + k] = a + k;
+          mask[i * (C + S) + C + S - suf + k] = 1n;
+        }
+        this.stats.prefilled += suf;
       });
-      miss = await m.prefill(ids, mk, pos, n, Tm);
-      this.stats.prefilled += missU.reduce((a, u) => a + uniq[u].length, 0);
+      const ext = await m.extend!(ids, pos, mask, pastK, pastV, n, C, S);
+      jobs.forEach(({ node, a }, i) => {
+        const len = node.end, suf = len - a;
+        const keys = Array.from({ length: L }, () => new Float32Array(H * len * D));
+        const values = Array.from({ length: L }, () => new Float32Array(H * len * D));
+        for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) {
+          const dst = h * len * D, pk = (i * H + h) * C * D, nk = (i * H + h) * S * D + (S - suf) * D;
+          keys[l].set(pastK[l].subarray(pk, pk + a * D), dst);
+          values[l].set(pastV[l].subarray(pk, pk + a * D), dst);
+          keys[l].set((ext.keys[l] as Float32Array).subarray(nk, nk + suf * D), dst + a * D);
+          values[l].set((ext.values[l] as Float32Array).subarray(nk, nk + suf * D), dst + a * D);
+        }
+        kv.set(node, { keys, values, start: 0, headStride: len * D, logits: node.prompts.length ? ext.logits.slice(i * V, (i + 1) * V) : undefined });
+      });
     }
-    const nH = hitU.length;
-    const C = Math.max(...hitU.map((u) => hits[u].m)), S = Math.max(...hitU.map((u) => uniq[u].length - hits[u].m));
-    const pastK = Array.from({ length: L }, () => new Float32Array(nH * H * C * D));
-    const pastV = Array.from({ length: L }, () => new Float32Array(nH * H * C * D));
-    const mask = new BigInt64Array(nH * (C + S)), ids = new Int32Array(nH * S).fill(pad), pos = new Int32Array(nH * S).fill(1);
-    hitU.forEach((u, i) => {
-      const { entry, m: mu } = hits[u];
-      const p = uniq[u], len = entry!.tokens.length, suf = p.length - mu;
-      for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) {
-        pastK[l].set(entry!.keys[l].subarray(h * len * D, (h * len + mu) * D), (i * H + h) * C * D);
-        pastV[l].set(entry!.values[l].subarray(h * len * D, (h * len + mu) * D), (i * H + h) * C * D);
-      }
-      mask.fill(1n, i * (C + S), i * (C + S) + mu);
-      for (let k = 0; k < suf; k++) {
-        ids[i * S + S - suf + k] = p[mu + k]; pos[i * S + S - suf + k] = mu + k;
-        mask[i * (C + S) + C + S - suf + k] = 1n;
-      }
-      this.stats.reused += mu; this.stats.prefilled += suf;
-    });
-    const ext = await m.extend!(ids, pos, mask, pastK, pastV, nH, C, S);
 
-    const Ts = Tp;
-    const keys = Array.from({ length: L }, () => new Float32Array(U * H * Ts * D));
-    const values = Array.from({ length: L }, () => new Float32Array(U * H * Ts * D));
-    const pmask = new Uint8Array(U * Ts), logits = new Float32Array(U * V);
-    missU.forEach((u, j) => {
-      const P = uniq[u].length;
-      for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) {
-        const src = (j * H + h) * Tm * D + (Tm - P) * D, dst = (u * H + h) * Ts * D + (Ts - P) * D;
-        keys[l].set((miss!.keys[l] as Float32Array).subarray(src, src + P * D), dst);
-        values[l].set((miss!.values[l] as Float32Array).subarray(src, src + P * D), dst);
-      }
-      pmask.fill(1, u * Ts + Ts - P, u * Ts + Ts);
-      logits.set(miss!.logits.subarray(j * V, (j + 1) * V), u * V);
-    });
-    hitU.forEach((u, i) => {
-      const P = uniq[u].length, { m: mu } = hits[u], suf = P - mu;
-      for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) {
-        // Cached prefix, then the new suffix (the last `suf` of ext's S slots), right-aligned like a full prefill.
-        const dst = (u * H + h) * Ts * D + (Ts - P) * D, pk = (i * H + h) * C * D, nk = (i * H + h) * S * D + (S - suf) * D;
-        keys[l].set(pastK[l].subarray(pk, pk + mu * D), dst);
-        values[l].set(pastV[l].subarray(pk, pk + mu * D), dst);
-        keys[l].set((ext.keys[l] as Float32Array).subarray(nk, nk + suf * D), dst + mu * D);
-        values[l].set((ext.values[l] as Float32Array).subarray(nk, nk + suf * D), dst + mu * D);
-      }
-      pmask.fill(1, u * Ts + Ts - P, u * Ts + Ts);
-      logits.set(ext.logits.subarray(i * V, (i + 1) * V), u * V);
-    });
-    return { pre: { logits, keys, values }, Ts, pmask };
+    const pmask = new Uint8Array(U * Tp), logits = new Float32Array(U * V);
+    const perPrompt: KVView[] = new Array(U);
+    for (const node of nodes) for (const u of node.prompts) {
+      const P = uniq[u].length, r = kv.get(node)!;
+      perPrompt[u] = r;
+      pmask.fill(1, u * Tp + Tp - P, u * Tp + Tp);
+      logits.set(r.logits!, u * V);
+    }
+    return { logits, perPrompt, pmask };
   }
 
   /** Remembers a row's keys/values (valid prompt slots, then its generated tokens that were fed back). */
@@ -326,20 +403,12 @@ export class Sampler implements TextGenerator {
     if (!this.cacheLimits || !keys.every(isHost) || !values.every(isHost)) return;
     const H = this.model.numKvHeads, D = this.model.headDim;
     const fed = Math.max(0, r.out.length - 1);
-    const slots: number[] = [];
-    for (let j = 0; j < Ts; j++) if (promptMask[j]) slots.push(j);
-    for (let k = 0; k < fed; k++) slots.push(Ts + k);
-    const len = slots.length;
-    const copy = (src: Float32Array) => {
-      const out = new Float32Array(H * len * D);
-      for (let h = 0; h < H; h++) {
-        const base = (slot * H + h) * cap * D;
-        slots.forEach((sl, k) => out.set(src.subarray(base + sl * D, base + (sl + 1) * D), (h * len + k) * D));
-      }
-      return out;
-    };
-    const K = (keys as Float32Array[]).map(copy), Vv = (values as Float32Array[]).map(copy);
-    this.remember({ tokens: [...r.prompt, ...r.out.slice(0, fed)], keys: K, values: Vv, bytes: 8 * K.length * H * len * D });
+    // The prompt is right-aligned in its Ts slots (prefillTree's layout) and generated tokens follow it, so the
+    // row's positions are one contiguous run per head.
+    const P = r.prompt.length;
+    for (let j = 0; j < Ts; j++) if (!promptMask[j] !== (j < Ts - P)) return;
+    const kv: KVView = { keys: keys as Float32Array[], values: values as Float32Array[], start: (slot * H * cap + Ts - P) * D, headStride: cap * D };
+    this.remember({ tokens: [...r.prompt, ...r.out.slice(0, fed)], kv, bytes: 8 * keys.length * H * cap * D });
   }
 
   async generate(reqs: GenerateRequest[]): Promise<Generation[]> {
@@ -380,12 +449,14 @@ export class Sampler implements TextGenerator {
       r.maxNew = Math.min(r.maxNew, this.maxContext - Tp);
       if (r.maxNew <= 0) { r.maxNew = 0; r.done = 'length'; }
     }
-    const hits = this.cacheLimits ? uniq.map((p) => this.lookup(p)) : [];
-    let pre: StepOut, Ts: number, pmask: Uint8Array;
-    if (hits.some((h) => h.m > 0)) {
-      ({ pre, Ts, pmask } = await this.prefillWithCache(uniq, hits, Tp));
+    const Ts = Tp;
+    let pre: StepOut, pmask: Uint8Array;
+    let perPrompt: KVView[] | null = null;
+    if (m.extend && m.stepKind === 'new') {
+      const t = await this.prefillTree(uniq, Tp);
+      ({ pmask, perPrompt } = t);
+      pre = { logits: t.logits, keys: [], values: [] };
     } else {
-      Ts = Tp;
       const ids = new Int32Array(U * Tp).fill(this.opts.padTokenId);
       pmask = new Uint8Array(U * Tp);
       const pos = new Int32Array(U * Tp);
@@ -400,13 +471,28 @@ export class Sampler implements TextGenerator {
 
     const B = rows.length;
     const maxNew = Math.max(...rows.map((r) => r.maxNew));
-    // 'new' kind: allocate every slot the longest row can need, once, so every step has one shape.
-    let cap = m.stepKind === 'new' ? Math.max(Ts + Math.max(0, maxNew - 1), Math.min(roundUp(Ts + maxNew - 1), this.maxContext - 1)) : Ts;
+    // 'new' kind: every slot the longest row can need is capFull; `initialRoom` slots for generated tokens are
+    // allocated first and doubled when full (few distinct shapes, and no step attends over slots no row reached).
+    const capFull = m.stepKind === 'new' ? Math.max(Ts + Math.max(0, maxNew - 1), Math.min(roundUp(Ts + maxNew - 1), this.maxContext - 1)) : Ts;
+    const room0 = this.opts.initialRoom ?? 32;
+    let cap = m.stepKind === 'new' && room0 > 0 ? Math.min(capFull, roundUp(Ts + room0)) : capFull;
     let keys: KVBuf[] = [], values: KVBuf[] = [];
     const sameRows = U === B && rowToU.every((u, b) => u === b);
     // A present-kind model's prefill output already is the cache (and may live on the device).
     if (m.stepKind === 'present' && sameRows) { keys = pre.keys; values = pre.values; }
-    else for (let l = 0; l < L; l++) {
+    else if (perPrompt) for (let l = 0; l < L; l++) {
+      // Straight from each prompt's [H, P, D] keys/values into its rows' slots (right-aligned in Ts).
+      const K = new Float32Array(B * HD * cap), Vv = new Float32Array(B * HD * cap);
+      for (let b = 0; b < B; b++) {
+        const u = rowToU[b], P = uniq[u].length, v = perPrompt[u], pk = v.keys[l], pv = v.values[l];
+        for (let h = 0; h < H; h++) {
+          const dst = (b * H + h) * cap * D + (Ts - P) * D, at = v.start + h * v.headStride;
+          K.set(pk.subarray(at, at + P * D), dst);
+          Vv.set(pv.subarray(at, at + P * D), dst);
+        }
+      }
+      keys.push(K); values.push(Vv);
+    } else for (let l = 0; l < L; l++) {
       const pk = pre.keys[l], pv = pre.values[l];
       if (!isHost(pk) || !isHost(pv)) throw new Error('device-resident caches need one row per request (no de-duplication)');
       const K = new Float32Array(B * HD * cap), Vv = new Float32Array(B * HD * cap);
@@ -458,6 +544,13 @@ export class Sampler implements TextGenerator {
         mask = null;
       }
       const Bc = active.length;
+      if (m.stepKind === 'new' && Ts + t >= cap) {
+        const next = Math.min(capFull, Math.max(cap + 1, roundUp(Ts + 2 * (cap - Ts))));
+        keys = (keys as Float32Array[]).map((K) => regrow(K, Bc * H, cap, next, D, Ts + t));
+        values = (values as Float32Array[]).map((Vv) => regrow(Vv, Bc * H, cap, next, D, Ts + t));
+        cap = next;
+        mask = null;
+      }
       const stepIds = new Int32Array(Bc), stepPos = new Int32Array(Bc);
       for (let i = 0; i < Bc; i++) {
         const r = rows[active[i]];
@@ -511,6 +604,13 @@ export class Sampler implements TextGenerator {
   }
 }
 
+/** [rows, oldCap, D] → [rows, newCap, D], keeping the first `used` slots of each row. */
+function regrow(src: Float32Array, rows: number, oldCap: number, newCap: number, D: number, used: number): Float32Array {
+  const out = new Float32Array(rows * newCap * D);
+  for (let r = 0; r < rows; r++) out.set(src.subarray(r * oldCap * D, (r * oldCap + used) * D), r * newCap * D);
+  return out;
+}
+
 function gatherRows(src: Float32Array, slots: number[], rowLen: number): Float32Array {
   const out = new Float32Array(slots.length * rowLen);
   slots.forEach((s, i) => out.set(src.subarray(s * rowLen, (s + 1) * rowLen), i * rowLen));
@@ -560,10 +660,11 @@ export async function createOrtKVModel(runtime: Runtime, cfg: LlamaConfig, param
   const mode = opts.mode ?? 'fast';
   const native = mode === 'exact' && !!opts.nativeCache;
   const so = opts.sessionExtra ? { extra: opts.sessionExtra } : undefined;
+  // 'fast': one session (sampler-graph.ts) for prefill, extension and decoding, logits of the last position only.
   const prefillSess = await runtime.createSession(
-    mode === 'exact' ? (opts.hfGraph ?? exportInference(cfg, params).bytes) : exportInference(cfg, params, { lastLogitsOnly: true }).bytes, so,
+    mode === 'exact' ? (opts.hfGraph ?? exportInference(cfg, params).bytes) : exportSamplerStep(cfg, params).bytes, so,
   );
-  const stepSess = mode === 'exact' ? prefillSess : await runtime.createSession(exportDecodeStep(cfg, params, { lastLogitsOnly: true }).bytes, so);
+  const stepSess = prefillSess;
   const presentNames = Array.from({ length: L }, (_, l) => [`present.${l}.key`, `present.${l}.value`]).flat();
   const buf = (x: KVBuf | undefined, B: number, P: number): HostTensor | NativeTensor =>
     x === undefined ? { type: 'float32', data: new Float32Array(0), dims: [B, H, P, D] }
@@ -593,7 +694,7 @@ export async function createOrtKVModel(runtime: Runtime, cfg: LlamaConfig, param
         position_ids: { type: 'int64', data: toI64(pos), dims: [B, T] },
       }, null, null, B, 0));
       const lg = logitsOf(res);
-      return { logits: lastRows(lg.data as Float32Array, B, lg.dims[1], V), ...collect(res, 'present') };
+      return { logits: lastRows(lg.data as Float32Array, B, lg.dims[1], V), ...collect(res, mode === 'exact' ? 'present' : 'new') };
     },
     async step(ids, pos, mask, keys, values, B, cap) {
       const res = await run(stepSess, kvFeeds({
@@ -613,7 +714,6 @@ export async function createOrtKVModel(runtime: Runtime, cfg: LlamaConfig, param
     },
     async release() {
       await prefillSess.release();
-      if (stepSess !== prefillSess) await stepSess.release();
     },
   };
 }

@@ -216,6 +216,11 @@ export interface TrainRequest {
   /** Per-generation token budget for Act and Rehearse (overrides the folder's profile); 0 keeps it. */
   maxNewTokens: number;
   label?: string;
+  /**
+   * Benchmarks only (e2e/train-speed.spec.ts; not in the UI): run the update and the rollouts on the paths issue 9
+   * replaced (row-by-row padded update, the earlier sampler without prefix cache; src/bench/reference-paths.ts).
+   */
+  referencePaths?: boolean;
 }
 
 export type TrainState = 'idle' | 'loading' | 'running' | 'paused' | 'stopped' | 'done' | 'error';

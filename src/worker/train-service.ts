@@ -15,6 +15,7 @@ import type { Runtime } from '../engine/runtime';
 import { decodeCheckpoint, MemoryCheckpointStore, type CheckpointStore } from '../rl/checkpoint';
 import { IndexedDbCheckpointStore, indexedDbAvailable, quotaPauseMessage } from '../rl/checkpoint-web';
 import { makeTrainer } from '../rl/session';
+import { useReferencePaths } from '../bench/reference-paths';
 import type { GrpoTrainer, StepProgress } from '../rl/trainer';
 import type { BackendKind, BackendSwitch, ExportedFolder, SavedRun, TrainEvent, TrainRequest, TrainStatus } from './protocol';
 import { ort, type WebRuntime } from './runtime-web';
@@ -120,6 +121,7 @@ function build(req: TrainRequest, folder: ModelFolder, runtime: Runtime): { trai
   // Progress inside a step (rollout rounds, then the update) reaches the page as it happens.
   const onProgress = (progress: StepProgress) => emit({ type: 'progress', runId: req.runId, progress });
   const trainer = makeTrainer(folder, runtime, req.spec, { runId: req.runId, store: deferred, log, onProgress });
+  if (req.referencePaths) useReferencePaths(trainer);
   return { trainer, store: deferred };
 }
 
