@@ -1,4 +1,4 @@
-// npm run bench:llama -- --json [--steps 2] [--rollouts 2] [--new 16] [--shapes smollm2-135m,fixture] [--threads N]
+// npm run bench:llama -- --json [--steps 2] [--rollouts 2] [--new 16] [--shapes smollm2-135m,fixture] [--threads N] [--backend cpu|wasm]
 // Seconds per Role-Wise GRPO step and the memory it needs for a Llama-architecture model with grouped-query
 // attention and tied embeddings at SmolLM2-135M's full shape (random weights of that shape: no hub here),
 // on onnxruntime-node CPU, with a tiny batch: one 'files' task, --rollouts rollouts of one Act generation
@@ -7,6 +7,9 @@
 // forward/backward and AdamW over every parameter. The prompt is the real Act prompt (the shipped tiny
 // model's tokenizer and profile; sampled ids past that tokenizer decode to nothing, which only makes the
 // outputs blank rows with the reference's blank penalty: still trained rows).
+// --backend wasm runs the same step on onnxruntime-web's WASM EP in Node (the browser worker's engine without
+// WebGPU, one thread): its wasm32 heap is at most 4 GiB, so Model's chunked AdamW ('auto' above 256 MiB of
+// parameters) is what lets the 135M step fit; the heap's size is read from the instantiated wasm memory.
 // Each shape runs in its own child process so its peak RSS is its own; the small fixture shape is the peer
 // measured in the same run. Prints one JSON object on stdout.
 
@@ -16,6 +19,7 @@ import { countParams, initParams, makeConfig, type LlamaConfig } from '../engine
 import { llamaFixtureConfig, SMOLLM2_135M } from '../engine/llama-import';
 import { loadModelFolder } from '../engine/modelFolder';
 import { createNodeRuntime } from '../engine/runtime-node';
+import { createOrtRuntime, type OrtLike, type Runtime } from '../engine/runtime';
 import { getWorld } from '../envs/worlds/index';
 import { DEFAULT_TRAIN_CONFIG, GrpoTrainer, type StepMetrics } from '../rl/trainer';
 import { cliArgs, defineCli, type CliValues } from './args';
@@ -33,7 +37,8 @@ const cli = defineCli({
     rollouts: { type: 'int', help: 'rollouts of the one task per step (GRPO group size)', default: 2, min: 1 },
     new: { type: 'int', help: 'max new tokens per generation', default: 16, min: 1 },
     layers: { type: 'int', help: 'override num_hidden_layers of smollm2-135m (what fits when 30 does not)', min: 1 },
-    threads: { type: 'int', help: 'ORT intra-op threads (default: ORT decides)', min: 1 },
+    threads: { type: 'int', help: 'ORT intra-op threads (default: ORT decides; wasm: 1)', min: 1 },
+    backend: { type: 'string', help: 'onnxruntime-node CPU, or onnxruntime-web WASM EP in Node', default: 'cpu', choices: ['cpu', 'wasm'] },
     seed: { type: 'int', help: 'weights and rollout seed', default: 0 },
     tokenizer: { type: 'string', help: 'model folder whose tokenizer and profile build the prompts', default: 'models/envace-tiny' },
     only: { type: 'string', help: '(internal) measure one shape in this process', choices: SHAPES },
@@ -45,6 +50,31 @@ const MB = 2 ** 20;
 function configFor(shape: Shape, layers?: number): LlamaConfig {
   if (shape === 'fixture') return llamaFixtureConfig(1024);
   return layers ? makeConfig(SMOLLM2_135M, { num_hidden_layers: layers }) : SMOLLM2_135M;
+}
+
+/** Every wasm memory instantiated from here on, so the WASM backend's heap size can be reported. */
+const wasmMemories: WebAssembly.Memory[] = [];
+function watchWasmMemory(): void {
+  const wa = WebAssembly as unknown as Record<string, (...x: unknown[]) => Promise<unknown>>;
+  for (const fn of ['instantiate', 'instantiateStreaming']) {
+    const orig = wa[fn];
+    if (!orig) continue;
+    wa[fn] = async (...args: unknown[]) => {
+      const r = await orig.apply(WebAssembly, args) as { instance?: WebAssembly.Instance; exports?: WebAssembly.Exports };
+      const exp = (r.instance ?? r).exports ?? {};
+      for (const v of Object.values(exp)) if (v instanceof WebAssembly.Memory) wasmMemories.push(v);
+      return r;
+    };
+  }
+}
+const wasmHeapMB = () => (wasmMemories.length ? Math.max(...wasmMemories.map((m) => m.buffer.byteLength)) / MB : null);
+
+async function makeRuntime(a: CliValues<typeof cli.options>): Promise<Runtime> {
+  if (a.backend === 'cpu') return createNodeRuntime({ threads: a.threads });
+  watchWasmMemory();
+  const ortWeb = await import('onnxruntime-web');
+  ortWeb.env.wasm.numThreads = a.threads ?? 1;
+  return createOrtRuntime(ortWeb as unknown as OrtLike, { kind: 'wasm', detail: 'onnxruntime-web wasm (node)' }, { executionProviders: ['wasm'] });
 }
 
 async function measure(a: CliValues<typeof cli.options>, shape: Shape) {
@@ -59,10 +89,10 @@ async function measure(a: CliValues<typeof cli.options>, shape: Shape) {
   const profile: PromptProfile = { ...base, act: { ...base.act, maxNewTokens: a.new }, rehearse: { ...base.rehearse, maxNewTokens: a.new }, limits: { ...base.limits, maxAssistantTurns: 1, maxGenerations: 1, minNewTokens: 1 } };
   const tasks = getWorld('files').tasks({ split: 'train', count: 1 });
   const trainer = new GrpoTrainer({ ...DEFAULT_TRAIN_CONFIG, seed: a.seed, tasksPerStep: 1, groupSize: a.rollouts, maxTurns: 1, microBatch: a.rollouts, evalEvery: 0, checkpointEvery: 0, steps: a.steps }, {
-    runtime: createNodeRuntime({ threads: a.threads }), config: cfg, params, tokenizer: folder.tokenizer, ids: folder.ids, profile,
+    runtime: await makeRuntime(a), config: cfg, params, tokenizer: folder.tokenizer, ids: folder.ids, profile,
     trainTasks: () => tasks, evalTasks: [], runId: `bench-llama-${shape}`,
   });
-  const steps: (Pick<StepMetrics, 'secondsPerStep' | 'rolloutSeconds' | 'judgeSeconds' | 'updateSeconds' | 'rows' | 'tokens' | 'loss' | 'gradNorm' | 'skipped'> & { rssMB: number; cpuSeconds: number })[] = [];
+  const steps: (Pick<StepMetrics, 'secondsPerStep' | 'rolloutSeconds' | 'judgeSeconds' | 'updateSeconds' | 'rows' | 'tokens' | 'loss' | 'gradNorm' | 'skipped'> & { rssMB: number; cpuSeconds: number; wasmHeapMB: number | null })[] = [];
   for (let s = 0; s < a.steps; s++) {
     // CPU time of this process (ORT's threads included) over the step: the figure that does not depend on what
     // else the machine runs (wall time on a shared box does).
@@ -73,8 +103,9 @@ async function measure(a: CliValues<typeof cli.options>, shape: Shape) {
       cpuSeconds: (c.user + c.system) / 1e6,
       secondsPerStep: m.secondsPerStep, rolloutSeconds: m.rolloutSeconds, judgeSeconds: m.judgeSeconds, updateSeconds: m.updateSeconds,
       rows: m.rows, tokens: m.tokens, loss: m.loss, gradNorm: m.gradNorm, skipped: m.skipped, rssMB: Math.round(process.memoryUsage().rss / MB),
+      wasmHeapMB: wasmHeapMB(),
     });
-    process.stderr.write(`[bench:llama ${shape}] step ${s + 1}/${a.steps}: ${m.secondsPerStep.toFixed(1)} s, cpu ${steps[s].cpuSeconds.toFixed(1)} s (rollout ${m.rolloutSeconds.toFixed(1)}, update ${m.updateSeconds.toFixed(1)}), rss ${steps[s].rssMB} MB\n`);
+    process.stderr.write(`[bench:llama ${shape}] step ${s + 1}/${a.steps}: ${m.secondsPerStep.toFixed(1)} s, cpu ${steps[s].cpuSeconds.toFixed(1)} s (rollout ${m.rolloutSeconds.toFixed(1)}, update ${m.updateSeconds.toFixed(1)}), rss ${steps[s].rssMB} MB${a.backend === 'wasm' ? `, wasm heap ${wasmHeapMB()} MB` : ''}\n`);
   }
   const n = countParams(cfg), f32 = n * 4;
   const later = steps.length > 1 ? steps.slice(1) : steps;
@@ -90,6 +121,8 @@ async function measure(a: CliValues<typeof cli.options>, shape: Shape) {
       // the trainer's frozen starting copy (simulator/KL reference), and the baked weights of the sampling graph.
       paramsMB: f32 / MB, gradsMB: f32 / MB, adamMomentsMB: (2 * f32) / MB, frozenCopyMB: f32 / MB, samplingGraphWeightsMB: f32 / MB,
       peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+      // wasm32 linear memory only grows: its size at the end is the step's peak heap (null on the CPU backend).
+      wasmHeapMB: wasmHeapMB(),
     },
   };
 }
@@ -113,7 +146,7 @@ async function main() {
   const big = results['smollm2-135m'] as { secondsPerStep?: number; cpuSecondsPerStep?: number } | undefined, peer = results.fixture as { secondsPerStep?: number; cpuSecondsPerStep?: number } | undefined;
   const cpus = (await import('node:os')).cpus().length;
   console.log(JSON.stringify({
-    bench: 'llama-grpo-step', backend: 'onnxruntime-node cpu', cpus, loadavg: (await import('node:os')).loadavg(),
+    bench: 'llama-grpo-step', backend: a.backend === 'wasm' ? `onnxruntime-web wasm EP in Node (${a.threads ?? 1} thread)` : 'onnxruntime-node cpu', cpus, loadavg: (await import('node:os')).loadavg(),
     protocol: { task: 'files train #0', tasksPerStep: 1, rollouts: a.rollouts, maxNewTokens: a.new, maxTurns: 1, variant: 'envace', seed: a.seed, temperature: DEFAULT_TRAIN_CONFIG.temperature, steps: a.steps },
     results,
     ratio_135m_vs_fixture: big?.secondsPerStep && peer?.secondsPerStep ? big.secondsPerStep / peer.secondsPerStep : null,

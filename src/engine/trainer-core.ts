@@ -1,6 +1,6 @@
 // A trainable model: parameters as Float32Arrays (HF names), a train graph per (loss, B, T)
 // bucket and an AdamW graph, run through any Runtime (Node CPU or the browser worker).
-import { ADAMW_DEFAULTS, type AdamWOptions, buildAdamWGraph } from './adamw';
+import { ADAMW_AUTO_CHUNK_BYTES, ADAMW_AUTO_THRESHOLD_BYTES, ADAMW_DEFAULTS, type AdamWOptions, adamChunks, buildAdamWGraph, buildGradSquaresGraph } from './adamw';
 import { type LlamaConfig, type ParamSpec, type Params, initParams, paramSpecs } from './decoder';
 import { type InferenceOptions, buildForwardGraph, buildPackedTrainGraph, buildTrainGraph, exportDecodeStep, exportInference } from './graphs';
 import { type LossSpec, type PackedLossSpec, lossKey, packedLossKey } from './losses';
@@ -80,6 +80,12 @@ export interface ModelOptions {
   residency?: 'host' | 'device';
   /** ORT preferredOutputLocation for the kept state outputs in device residency, e.g. 'gpu-buffer'. */
   outputLocation?: string;
+  /**
+   * AdamW in chunks of at most this many parameter bytes: a grad-norm pass over all gradients, then one
+   * update graph per chunk fed that global norm, so the update equals the single graph's. 'auto' (default)
+   * chunks at ADAMW_AUTO_CHUNK_BYTES only when the parameters exceed ADAMW_AUTO_THRESHOLD_BYTES; 'off' forces one graph.
+   */
+  adamChunkBytes?: number | 'auto' | 'off';
 }
 
 type Tensorish = HostTensor | NativeTensor;
@@ -96,6 +102,8 @@ export class Model {
   private dev: { p: Record<string, Tensorish>; m: Record<string, Tensorish>; v: Record<string, Tensorish> } | null = null;
   private stale = false;
   private readonly location?: string;
+  /** Parameter runs of a chunked AdamW update; null when one graph updates everything. */
+  readonly adamChunks: ParamSpec[][] | null;
 
   constructor(readonly cfg: LlamaConfig, readonly runtime: Runtime, params?: Params, opts: ModelOptions = {}) {
     this.specs = paramSpecs(cfg);
@@ -110,6 +118,10 @@ export class Model {
     this.adam = { ...ADAMW_DEFAULTS, ...opts.adam };
     this.sessions = new SessionCache(runtime);
     this.location = opts.outputLocation;
+    const chunkOpt = opts.adamChunkBytes ?? 'auto';
+    const totalBytes = this.specs.reduce((s, p) => s + 4 * p.shape.reduce((x, y) => x * y, 1), 0);
+    const chunkBytes = chunkOpt === 'off' ? 0 : chunkOpt === 'auto' ? (totalBytes > ADAMW_AUTO_THRESHOLD_BYTES ? ADAMW_AUTO_CHUNK_BYTES : 0) : chunkOpt;
+    this.adamChunks = chunkBytes ? adamChunks(this.specs, chunkBytes) : null;
     if (opts.residency === 'device') {
       const wrap = (src: Params) => Object.fromEntries(this.specs.map((p) => [p.name, f32(src[p.name], p.shape) as Tensorish]));
       this.dev = { p: wrap(this.params), m: wrap(this.m), v: wrap(this.v) };
@@ -134,10 +146,10 @@ export class Model {
   /** True when `params`/`m`/`v` lag behind device-resident state (call syncToHost). */
   get hostStale(): boolean { return this.stale; }
 
-  private paramFeeds(src: Params = this.params, prefix = ''): Feeds {
+  private paramFeeds(src: Params = this.params, prefix = '', specs: ParamSpec[] = this.specs): Feeds {
     const f: Feeds = {};
     const dev = this.dev && (src === this.params ? this.dev.p : src === this.m ? this.dev.m : src === this.v ? this.dev.v : null);
-    for (const p of this.specs) f[prefix + p.name] = dev ? dev[p.name] : f32(src[p.name], p.shape);
+    for (const p of specs) f[prefix + p.name] = dev ? dev[p.name] : f32(src[p.name], p.shape);
     return f;
   }
 
@@ -248,13 +260,42 @@ export class Model {
   }
 
   private async runAdam(gradFeeds: Feeds, lr: number): Promise<number> {
+    if (this.adamChunks) return this.runAdamChunked(gradFeeds, lr, this.adamChunks);
     const names = this.specs.flatMap((p) => [`next.${p.name}`, `next.m.${p.name}`, `next.v.${p.name}`]);
     const s = await this.sessions.get(this.dev ? 'adamw-dev' : 'adamw', 'all', () => buildAdamWGraph(this.specs, this.adam).bytes, this.placed(names));
     this.step += 1;
     const feeds: Feeds = { ...this.paramFeeds(), ...gradFeeds, ...this.paramFeeds(this.m, 'm.'), ...this.paramFeeds(this.v, 'v.'), step: scalar(this.step), lr: scalar(lr) };
     const out = await s.runMixed(feeds, { keepNative: this.dev ? names : [] });
+    this.takeAdamOutputs(out, this.specs);
+    return Number((out.grad_norm as HostTensor).data[0]);
+  }
+
+  /** The chunked update (ModelOptions.adamChunkBytes): global norm first, then each chunk's AdamW graph. */
+  private async runAdamChunked(gradFeeds: Feeds, lr: number, chunks: ParamSpec[][]): Promise<number> {
+    const pick = (c: ParamSpec[]) => Object.fromEntries(c.map((p) => [`grad.${p.name}`, gradFeeds[`grad.${p.name}`]]));
+    // float32 running sum in parameter order: the single graph's own summation, so the norm matches it.
+    let sq = 0;
+    for (const [i, c] of chunks.entries()) {
+      const s = await this.sessions.get('adamw-sq', `${i}/${chunks.length}`, () => buildGradSquaresGraph(c).bytes);
+      const out = await s.run(pick(c));
+      for (const p of c) sq = Math.fround(sq + Number(out[`sq.${p.name}`].data[0]));
+    }
+    const norm = Math.fround(Math.sqrt(sq));
+    this.step += 1;
+    for (const [i, c] of chunks.entries()) {
+      const names = c.flatMap((p) => [`next.${p.name}`, `next.m.${p.name}`, `next.v.${p.name}`]);
+      const s = await this.sessions.get(this.dev ? 'adamw-chunk-dev' : 'adamw-chunk', `${i}/${chunks.length}`,
+        () => buildAdamWGraph(c, this.adam, { externalNorm: true }).bytes, this.placed(names));
+      const feeds: Feeds = { ...this.paramFeeds(this.params, '', c), ...pick(c), ...this.paramFeeds(this.m, 'm.', c), ...this.paramFeeds(this.v, 'v.', c),
+        step: scalar(this.step), lr: scalar(lr), grad_norm: scalar(norm) };
+      this.takeAdamOutputs(await s.runMixed(feeds, { keepNative: this.dev ? names : [] }), c);
+    }
+    return norm;
+  }
+
+  private takeAdamOutputs(out: Record<string, HostTensor | NativeTensor>, specs: ParamSpec[]): void {
     const dev = this.dev;
-    for (const p of this.specs) {
+    for (const p of specs) {
       if (dev) {
         for (const [which, prefix] of [['p', 'next.'], ['m', 'next.m.'], ['v', 'next.v.']] as const) {
           const old = dev[which][p.name];
@@ -268,7 +309,6 @@ export class Model {
       }
     }
     if (dev) this.stale = true;
-    return Number((out.grad_norm as HostTensor).data[0]);
   }
 
   /** computeGrads then applyGrads (in device residency the gradients never leave the device; `grads` is empty). */
