@@ -372,7 +372,9 @@ export class Sampler implements TextGenerator {
         }
         this.stats.prefilled += suf;
       });
-      const ext = await m.extend!(ids, pos, mask, pastK, pastV, n, C, S);
+      // With no past (a first level without cached rows) this is a plain prefill: the same graph for the fast
+      // model, and the call wrappers such as the worker's interrupt gate know it as the batch's first pass.
+      const ext = C === 0 ? await m.prefill(ids, Uint8Array.from(mask, (x) => Number(x)), pos, n, S) : await m.extend!(ids, pos, mask, pastK, pastV, n, C, S);
       jobs.forEach(({ node, a }, i) => {
         const len = node.end, suf = len - a;
         const keys = Array.from({ length: L }, () => new Float32Array(H * len * D));

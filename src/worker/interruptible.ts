@@ -16,7 +16,7 @@ export interface Interrupt {
 
 const macrotask = () => new Promise<void>((r) => setTimeout(r, 0));
 
-/** Wraps `model.prefill` and `model.step` in place. Unarmed, a forward pass costs one extra call. */
+/** Wraps `model.prefill`, `model.step` and `model.extend` (prefix-tree prefill levels) in place. Unarmed, a forward pass costs one extra call. */
 export function installInterrupt(model: KVModel, yieldEveryMs = 50): Interrupt {
   let check: (() => void) | null = null;
   let lastYield = performance.now();
@@ -34,6 +34,8 @@ export function installInterrupt(model: KVModel, yieldEveryMs = 50): Interrupt {
   const m = model as { -readonly [K in keyof KVModel]: KVModel[K] };
   m.prefill = async (...a) => { await gate(); return prefill(...a); };
   m.step = async (...a) => { await gate(); return step(...a); };
+  const extend = model.extend?.bind(model);
+  if (extend) m.extend = async (...a) => { await gate(); return extend(...a); };
   return {
     arm(next) { const prev = check; check = next; lastYield = performance.now(); return prev; },
     get passes() { return passes; },
