@@ -29,7 +29,7 @@ type Shape = typeof SHAPES[number];
 
 const cli = defineCli({
   name: 'bench:llama',
-  summary: 'Seconds per GRPO step and memory of a GQA + tied Llama at SmolLM2-135M shape on onnxruntime-node CPU (one JSON object on stdout).',
+  summary: 'Seconds per GRPO step and memory of a GQA + tied Llama at SmolLM2-135M shape on onnxruntime-node CPU or onnxruntime-web WASM (one JSON object on stdout).',
   options: {
     json: { type: 'boolean', help: 'print JSON (the only output format)' },
     shapes: { type: 'list', help: 'shapes to measure, each in its own process', default: [...SHAPES], choices: SHAPES },
