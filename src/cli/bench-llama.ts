@@ -61,8 +61,9 @@ function watchWasmMemory(): void {
     if (!orig) continue;
     wa[fn] = async (...args: unknown[]) => {
       const r = await orig.apply(WebAssembly, args) as { instance?: WebAssembly.Instance; exports?: WebAssembly.Exports };
-      const exp = (r.instance ?? r).exports ?? {};
-      for (const v of Object.values(exp)) if (v instanceof WebAssembly.Memory) wasmMemories.push(v);
+      // The threaded build imports its (shared) memory from JS; others export it.
+      const imports = Object.values((args[1] ?? {}) as Record<string, Record<string, unknown>>).flatMap((m) => Object.values(m ?? {}));
+      for (const v of [...Object.values((r.instance ?? r).exports ?? {}), ...imports]) if (v instanceof WebAssembly.Memory && !wasmMemories.includes(v)) wasmMemories.push(v);
       return r;
     };
   }
