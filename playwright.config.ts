@@ -18,8 +18,8 @@ const build = process.env.E2E_PREBUILT ? '' : `npx vite build --outDir ${outDir}
 
 export default defineConfig({
   testDir: 'e2e',
-  // The soak run (tens of minutes) and the in-browser learning run (five minutes of training whose rise is not
-  // yet established: README, "Starter policies") are their own commands, never part of `npm test`.
+  // The soak run (tens of minutes), the in-browser learning run (five minutes of training, its rise asserted) and the
+  // browser speed benchmark are their own commands, never part of `npm test`.
   ...(only ? { testMatch: only } : { testIgnore: LONG_SPECS }),
   timeout: 300_000,
   workers: 1,
