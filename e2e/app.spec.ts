@@ -6,7 +6,7 @@ import { expect, test } from '@playwright/test';
 import { maxAbsDiff, nodeSmoke, openApp, shot } from './helpers';
 
 test('?backend=wasm: status bar, smoke graph vs Node, URL state round trip', async ({ page }) => {
-  const info = await openApp(page, '?backend=wasm', '#/train?t.lr=0.0003&t.steps=7&bogus=1&t.group=notanumber');
+  const info = await openApp(page, '?backend=wasm', '#/train?t.lr=0.0005&t.steps=7&bogus=1&t.group=notanumber');
   expect(info.kind).toBe('wasm');
   expect(info.reason).toBe('forced by ?backend=wasm');
   await expect(page.getByTestId('backend-kind')).toHaveText('WASM');
@@ -23,10 +23,10 @@ test('?backend=wasm: status bar, smoke graph vs Node, URL state round trip', asy
   await expect(notice).toContainText('unknown setting');
   await expect(notice).toContainText('t.group=notanumber');
   await expect(page.getByRole('tab', { name: 'Train' })).toHaveAttribute('aria-selected', 'true');
-  await expect(page.locator('#f-t\\.lr')).toHaveValue('0.0003');
+  await expect(page.locator('#f-t\\.lr')).toHaveValue('0.0005');
   await expect(page.locator('#f-t\\.steps')).toHaveValue('7');
   await expect(page.locator('#f-t\\.group')).toHaveValue('4');
-  expect(new URL(page.url()).hash).toBe('#/train?t.steps=7&t.lr=0.0003');
+  expect(new URL(page.url()).hash).toBe('#/train?t.steps=7&t.lr=0.0005');
 
   // Numeric fields commit on Enter (or blur), not on every keystroke.
   await page.locator('#f-t\\.steps').fill('9');

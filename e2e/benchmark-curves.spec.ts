@@ -60,12 +60,15 @@ test('shipped curves are drawn within 3 s with no compute, and CSV export matche
   expect(await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => /docs\/results/.test(e.name)).map((e) => e.name))).toEqual([]);
 
   // Lines and bands: each series draws a curve (Line) and a band (Area).
-  // The chart opens on the first committed ablation summary in path order (as the page's glob lists them).
+  // The chart opens on the committed ablation summary with the most trained runs (ties: first in path order).
+  const trained = (j: Summary) => j.runs.filter((r) => r.variant !== 'base').length;
   const shownFile = (fs.readdirSync('docs/results', { recursive: true }) as string[]).filter((f) => /summary\.json$/.test(f)).sort()
-    .find((f) => {
+    .filter((f) => {
       const j = JSON.parse(fs.readFileSync(`docs/results/${f}`, 'utf8')) as Summary & { format?: string };
-      return typeof j.format === 'string' && j.format.startsWith('envace-ablation-summary/') && j.runs.some((r) => r.variant !== 'base');
-    })!;
+      return typeof j.format === 'string' && j.format.startsWith('envace-ablation-summary/') && trained(j) > 0;
+    })
+    .map((f) => ({ f, n: trained(JSON.parse(fs.readFileSync(`docs/results/${f}`, 'utf8')) as Summary) }))
+    .reduce((best, x) => (x.n > best.n ? x : best)).f;
   const summary = JSON.parse(fs.readFileSync(`docs/results/${shownFile}`, 'utf8')) as Summary;
   const drawnSeries = (JSON.parse((await training.getAttribute('data-series'))!) as unknown[]).length;
   // One series per trained variant (base has no training curve).

@@ -25,10 +25,15 @@ const rel = (key: string) => key.replace(/^.*docs\/results\//, '');
 const load = <T>(files: Record<string, unknown>): { file: string; data: T }[] =>
   Object.entries(files).map(([k, v]) => ({ file: rel(k), data: v as T })).sort((a, b) => a.file.localeCompare(b.file));
 
+function trainedRuns(a: AblationSummary): number { return a.runs.filter((r) => r.variant !== 'base').length; }
+
 export const ABLATIONS = load<AblationSummary>(import.meta.glob('/docs/results/**/summary.json', { eager: true, import: 'default' }))
   .filter((a) => typeof a.data.format === 'string' && a.data.format.startsWith('envace-ablation-summary/'))
   // A budget-only sweep has no trained variant runs: its curves are the budget chart's.
-  .filter((a) => a.data.runs.some((r) => r.variant !== 'base'));
+  .filter((a) => a.data.runs.some((r) => r.variant !== 'base'))
+  // The chart opens on the first: the summary with the most trained runs (variants × seeds), so a pilot never hides
+  // the full ablation; ties in path order.
+  .sort((a, b) => trainedRuns(b.data) - trainedRuns(a.data) || a.file.localeCompare(b.file));
 // tts-*-budget-<T>.json are memory-length runs (--memory-tokens T), not the real-environment budget.
 export const TTS = load<TtsResult>(import.meta.glob('/docs/results/tts-*.json', { eager: true, import: 'default' }));
 export const EVALS = load<EvalJson>(import.meta.glob('/docs/results/eval/*.json', { eager: true, import: 'default' }));
