@@ -30,6 +30,13 @@ export interface InferenceOptions {
   /** Only the last position's logits ([batch, 1, vocab]); saves copying [batch, seq, vocab] after a prefill. */
   lastLogitsOnly?: boolean;
   /**
+   * Run the LM head on each row's last position only (logits [batch, 1, vocab]). A sampler keeps one logits row
+   * per request, and with a small hidden size the head is a large share of a prefill's FLOPs; `lastLogitsOnly`
+   * computes every position's logits and slices after. The sampler's one graph for prefill, extension and
+   * decoding is `exportDecodeStep` with this set.
+   */
+  headOnLastPosition?: boolean;
+  /**
    * Weights as graph inputs (HF names, after the token/cache inputs) instead of initializers: one
    * session then serves every weight version (RL policy updates without re-exporting or recompiling
    * shaders); `params` may be omitted. Not for transformers.js, which expects baked weights.
@@ -68,12 +75,16 @@ function buildInference(cfg: LlamaConfig, params: Params | undefined, mode: 'hf'
   const causal = O.where(O.greater(O.unsqueeze(cols, [0]), O.unsqueeze(rows, [1])), negInf, 0);
   const padding = O.unsqueeze(O.mul(O.sub(1, O.cast(mask, 'float32')), NEG_INF), [1, 2]);
 
+  const d = cfg.hidden_size;
+  const lastOnly = (h: Value) => O.reshape(
+    O.slice(O.reshape(h, ['batch_size', 'sequence_length', d]), [-1], [2 ** 31 - 1], [1], ['batch_size', 1, d]), [-1, d]);
   const out = decoderForward(cfg, W, ids, {
     batch: 'batch_size', seq: 'sequence_length',
     cos: lookup(tables.cos), sin: lookup(tables.sin),
     bias: O.add(causal, padding), past, embedding: 'gather',
+    beforeHead: opts.headOnLastPosition ? lastOnly : undefined,
   });
-  let logits = O.reshape(out.logits, ['batch_size', 'sequence_length', cfg.vocab_size]);
+  let logits = O.reshape(out.logits, ['batch_size', opts.headOnLastPosition ? 1 : 'sequence_length', cfg.vocab_size]);
   if (opts.lastLogitsOnly) logits = O.slice(logits, [-1], [2 ** 31 - 1], [1], ['batch_size', 1, cfg.vocab_size]);
   g.output(logits, 'logits');
   const kv = mode === 'hf' ? out.present : out.newKV;

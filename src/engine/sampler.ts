@@ -1,7 +1,7 @@
 // Batched autoregressive sampling with a key/value cache held in JavaScript buffers.
 //
 // Two ways to step, chosen per sampler:
-//  - 'fast': one graph (sampler-graph.ts) that returns only the new tokens' keys/values and the last
+//  - 'fast': one graph (exportDecodeStep with headOnLastPosition) that returns only the new tokens' keys/values and the last
 //    position's logits, for prefill, prefix extension and decoding; the cache lives in a [B, H, cap, D]
 //    buffer per layer (grown by doubling) and unused slots are masked out. This avoids the full-cache copy
 //    back to JS every step that dominates the HF-convention graph (see PLATFORM.md). Prompts of a call are
@@ -13,8 +13,7 @@ import type { GenerateRequest, Generation, TextGenerator } from './generator';
 import type { BPETokenizer } from './tokenizer';
 import type { Feeds, HostTensor, NativeTensor, Runtime } from './runtime';
 import { headDim, type LlamaConfig, type Params } from './decoder';
-import { exportInference } from './graphs';
-import { exportSamplerStep } from './sampler-graph';
+import { exportDecodeStep, exportInference } from './graphs';
 import type { ModelFolder } from './modelFolder';
 
 // Per-row token choice and stop-string tracking, independent of how logits are produced.
@@ -663,9 +662,9 @@ export async function createOrtKVModel(runtime: Runtime, cfg: LlamaConfig, param
   const mode = opts.mode ?? 'fast';
   const native = mode === 'exact' && !!opts.nativeCache;
   const so = opts.sessionExtra ? { extra: opts.sessionExtra } : undefined;
-  // 'fast': one session (sampler-graph.ts) for prefill, extension and decoding, logits of the last position only.
+  // 'fast': one session (exportDecodeStep, headOnLastPosition) for prefill, extension and decoding, logits of the last position only.
   const prefillSess = await runtime.createSession(
-    mode === 'exact' ? (opts.hfGraph ?? exportInference(cfg, params).bytes) : exportSamplerStep(cfg, params).bytes, so,
+    mode === 'exact' ? (opts.hfGraph ?? exportInference(cfg, params).bytes) : exportDecodeStep(cfg, params, { headOnLastPosition: true }).bytes, so,
   );
   const stepSess = prefillSess;
   const presentNames = Array.from({ length: L }, (_, l) => [`present.${l}.key`, `present.${l}.value`]).flat();
