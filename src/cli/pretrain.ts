@@ -21,7 +21,8 @@ import { join } from 'node:path';
 import { evaluate, succeeded, type EvalResult } from '../agent/evaluate';
 import { COMPACT_CHAT_TEMPLATE, PROTOCOL_TOKENS } from '../agent/chatTemplate';
 import { LEAN_PROFILE, profileFromConfig, rolloutSettings, type PromptProfile } from '../agent/profile';
-import { sftExamples } from '../agent/sft';
+import { sftExamples, type SftExample } from '../agent/sft';
+import { scrambleExamples } from '../agent/scramble';
 import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftConversationRows, trainedTokens, type SftRow } from '../bench/sft-reference';
 import { bootstrap } from '../bench/stats';
 import { countParams, makeConfig, type LlamaConfig, type PresetName } from '../engine/decoder';
@@ -33,6 +34,7 @@ import { samplerFromFolder } from '../engine/sampler';
 import { BPETokenizer, DEFAULT_SPECIAL_TOKENS, trainBPE, type Pretokenizer } from '../engine/tokenizer';
 import { Model } from '../engine/trainer-core';
 import { getWorld } from '../envs/worlds/index';
+import { PERSON_NAMES } from '../envs/worlds/retail/db';
 import type { Task } from '../envs/types';
 import { cliArgs, defineCli } from './args';
 import { progress } from './util';
@@ -66,6 +68,8 @@ const cli = defineCli({
     heads: { type: 'int', help: 'override the preset: attention heads', min: 1 },
     inter: { type: 'int', help: 'override the preset: MLP size', min: 8 },
     pretokenizer: { type: 'string', help: "tokenizer pieces: 'words' keeps a word's leading space apart, so names copy as the same ids (new tokenizers only)", default: 'gpt2', choices: ['gpt2', 'words'] },
+    scramble: { type: 'number', help: 'share of train conversations whose names and numeric ids are replaced by random ones, consistently (src/agent/scramble.ts): copying, not a name prior', default: 0, min: 0, max: 1 },
+    'rehearse-share': { type: 'number', help: 'share of train conversations that keep their Rehearse rows (the rest train Act rows only)', default: 1, min: 0, max: 1 },
     'copy-weight': { type: 'number', help: 'loss weight of target word tokens that also occur in the prompt (names, ids and tool names copied from the context)', default: 1, min: 0 },
     'curve-every': { type: 'number', help: 'evaluate held-out success every so many training CPU-minutes (0 = only at the end)', default: 0, min: 0 },
     budget: { type: 'number', help: 'stop after this many training CPU-minutes (cumulative with --init\'s)', min: 0 },
@@ -95,9 +99,26 @@ const log = (s: string) => process.stderr.write(s + '\n');
 const cpuMinutes = () => { const u = process.cpuUsage(); return (u.user + u.system) / 60e6; };
 
 /** Tokenized SFT rows of some tasks, grouped by conversation (one entry per task, rows in order). */
-async function conversationRows(tasks: Task[], tok: BPETokenizer, profile: PromptProfile): Promise<SftRow[][]> {
-  const { examples } = await sftExamples(tasks, { rollout: rolloutSettings(profile), maxContext, countTokens: (s) => tok.encode(s).length });
+async function conversationRows(tasks: Task[], tok: BPETokenizer, profile: PromptProfile, rng = new Rng(seed + 41)): Promise<SftRow[][]> {
+  let { examples } = await sftExamples(tasks, { rollout: rolloutSettings(profile), maxContext, countTokens: (s) => tok.encode(s).length });
+  examples = reshape(examples, rng);
   return sftConversationRows(examples, tok, maxContext).map((rows) => copyWeighted(rows, tok));
+}
+
+/** `--scramble` and `--rehearse-share`, decided per conversation (one draw each, in task order). */
+function reshape(examples: SftExample[], rng: Rng): SftExample[] {
+  if (args.scramble === 0 && args['rehearse-share'] === 1) return examples;
+  const ids = [...new Set(examples.map((e) => e.taskId))];
+  const scrambled = new Set<string>(), actOnly = new Set<string>();
+  for (const id of ids) {
+    if (rng.uniform() < args.scramble) scrambled.add(id);
+    if (rng.uniform() >= args['rehearse-share']) actOnly.add(id);
+  }
+  const kept = examples.filter((e) => e.role === 'act' || !actOnly.has(e.taskId));
+  const toScramble = kept.filter((e) => scrambled.has(e.taskId));
+  const done = scrambleExamples(toScramble, rng, { words: [...PERSON_NAMES] });
+  let i = 0;
+  return kept.map((e) => (scrambled.has(e.taskId) ? done[i++] : e));
 }
 
 /**
@@ -129,7 +150,7 @@ class FreshConversations {
     while (this.queue.length < n) {
       const chunk = worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: 64, offset: this.offset, difficulty: args.difficulty }));
       this.offset += 64;
-      const convs = await conversationRows(chunk, this.tok, this.profile);
+      const convs = await conversationRows(chunk, this.tok, this.profile, this.rng);
       // Shuffle within the chunk so one step mixes worlds and difficulties.
       for (let i = convs.length - 1; i > 0; i--) { const j = this.rng.int(i + 1); [convs[i], convs[j]] = [convs[j], convs[i]]; }
       this.queue.push(...convs);
@@ -195,7 +216,7 @@ async function main() {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
         meta: {
           size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
-          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], scramble: args.scramble, rehearseShare: args['rehearse-share'], lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
           examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
           cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,
         },

@@ -50,6 +50,8 @@ const FIRST = ['Ana', 'Ben', 'Chloe', 'Diego', 'Emma', 'Farid', 'Grace', 'Hugo',
 const LAST = ['Lee', 'Khan', 'Silva', 'Novak', 'Brown', 'Garcia', 'Ito', 'Moreau', 'Rossi', 'Smith', 'Wong', 'Patel', 'Berg', 'Costa', 'Diaz'];
 const STREETS = ['Oak', 'Pine', 'Maple', 'Cedar', 'Elm', 'Lake', 'Hill', 'River', 'Park', 'Main'];
 const CITIES: [string, string][] = [['Austin', 'TX'], ['Denver', 'CO'], ['Seattle', 'WA'], ['Boston', 'MA'], ['Phoenix', 'AZ'], ['Portland', 'OR'], ['Chicago', 'IL'], ['Atlanta', 'GA']];
+/** Every first and last name a generated user can have (identifier scrambling replaces them). */
+export const PERSON_NAMES: readonly string[] = [...FIRST, ...LAST];
 const BRANDS = ['visa', 'mastercard', 'amex'];
 
 /** Money with cents that never end in 0, so JSON, Python repr and '$x.yz' all print the same digits. */
