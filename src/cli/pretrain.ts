@@ -25,6 +25,7 @@ import { sftExamples, type SftExample } from '../agent/sft';
 import { scrambleExamples } from '../agent/scramble';
 import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftConversationRows, trainedTokens, type SftRow } from '../bench/sft-reference';
 import { bootstrap } from '../bench/stats';
+import { teacherForcedActAccuracy } from '../bench/act-accuracy';
 import { countParams, makeConfig, type LlamaConfig, type PresetName } from '../engine/decoder';
 import { writeModelFolder, loadModelFolder } from '../engine/modelFolder';
 import { modelDims } from '../engine/packing';
@@ -162,6 +163,8 @@ class FreshConversations {
 export interface CurvePoint {
   step: number; cpuMinutes: number; world: string; difficulty: 'all' | 1 | 2 | 3;
   success: number; ci95: [number, number]; checklist: number; trainTasksSeen?: number;
+  /** Teacher-forced Act accuracy on the same tasks (src/bench/act-accuracy.ts): moves before success does. */
+  actExact?: number;
 }
 
 async function main() {
@@ -251,7 +254,7 @@ async function main() {
         lastCurve = trainCpu;
         await save(s + 1, true);
         const last = points.slice(-2 * worlds.length);
-        log(`\n  step ${priorSteps + s + 1}, ${(priorCpu + trainCpu).toFixed(1)} CPU-min: ${last.map((p) => `${p.world}/${p.difficulty} ${(100 * p.success).toFixed(0)}% [${(100 * p.ci95[0]).toFixed(0)}, ${(100 * p.ci95[1]).toFixed(0)}]`).join('  ')}`);
+        log(`\n  step ${priorSteps + s + 1}, ${(priorCpu + trainCpu).toFixed(1)} CPU-min: ${last.map((p) => `${p.world}/${p.difficulty} ${(100 * p.success).toFixed(0)}% [${(100 * p.ci95[0]).toFixed(0)}, ${(100 * p.ci95[1]).toFixed(0)}] turns ${(100 * (p.actExact ?? 0)).toFixed(0)}%`).join('  ')}`);
       }
     }
     bar.done();
@@ -279,7 +282,8 @@ async function heldOutPoints(dir: string, step: number, cpu: number, seen?: numb
       const { trajectories, result } = await evaluate(tasks, sampler, { mode: 'real', rollout: rolloutSettings(profile) });
       const ok = trajectories.map(succeeded);
       const est = bootstrap(ok, { seed: 0 });
-      out.push({ step, cpuMinutes: Number(cpu.toFixed(2)), world: w, difficulty, success: result.success, ci95: est.ci95, checklist: Number(result.checklist.toFixed(4)), trainTasksSeen: seen });
+      const act = await teacherForcedActAccuracy(tasks, sampler, rolloutSettings(profile));
+      out.push({ step, cpuMinutes: Number(cpu.toFixed(2)), world: w, difficulty, success: result.success, ci95: est.ci95, checklist: Number(result.checklist.toFixed(4)), trainTasksSeen: seen, actExact: Number(act.exact.toFixed(4)) });
     }
   }
   await sampler.release();
