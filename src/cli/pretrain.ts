@@ -23,7 +23,8 @@ import { COMPACT_CHAT_TEMPLATE, PROTOCOL_TOKENS } from '../agent/chatTemplate';
 import { LEAN_PROFILE, profileFromConfig, rolloutSettings, type PromptProfile } from '../agent/profile';
 import { sftExamples, type SftExample } from '../agent/sft';
 import { scrambleExamples } from '../agent/scramble';
-import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftConversationRows, trainedTokens, type SftRow } from '../bench/sft-reference';
+import { copyDrill } from '../agent/copy-drill';
+import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftConversationRows, sftTokenRows, trainedTokens, type SftRow } from '../bench/sft-reference';
 import { bootstrap } from '../bench/stats';
 import { teacherForcedActAccuracy } from '../bench/act-accuracy';
 import { countParams, makeConfig, type LlamaConfig, type PresetName } from '../engine/decoder';
@@ -70,6 +71,9 @@ const cli = defineCli({
     inter: { type: 'int', help: 'override the preset: MLP size', min: 8 },
     pretokenizer: { type: 'string', help: "tokenizer pieces: 'words' keeps a word's leading space apart, so names copy as the same ids (new tokenizers only)", default: 'gpt2', choices: ['gpt2', 'words'] },
     scramble: { type: 'number', help: 'share of train conversations whose names and numeric ids are replaced by random ones, consistently (src/agent/scramble.ts): copying, not a name prior', default: 0, min: 0, max: 1 },
+    'copy-warmup': { type: 'int', help: 'first steps train only the synthetic copying drill (src/agent/copy-drill.ts)', default: 0, min: 0 },
+    'copy-rows': { type: 'int', help: 'drill rows per warm-up step', default: 32, min: 1 },
+    'copy-mix': { type: 'int', help: 'drill rows added to every later step', default: 0, min: 0 },
     'rehearse-share': { type: 'number', help: 'share of train conversations that keep their Rehearse rows (the rest train Act rows only)', default: 1, min: 0, max: 1 },
     'copy-weight': { type: 'number', help: 'loss weight of target word tokens that also occur in the prompt (names, ids and tool names copied from the context)', default: 1, min: 0 },
     'curve-every': { type: 'number', help: 'evaluate held-out success every so many training CPU-minutes (0 = only at the end)', default: 0, min: 0 },
@@ -207,6 +211,7 @@ async function main() {
     const priorCpu = Number(initMeta.cpuMinutes ?? 0);
     log(`\n${name}: ${countParams(cfg)} parameters, ${steps} steps of ${batchSize} ${byConversation ? 'conversations' : 'rows'}${args.budget ? `, stop at ${args.budget} CPU-min` : ''}`);
     const rng = new Rng(seed + 17);
+    const drillRng = new Rng(seed + 53 + priorSteps);
     const fresh = args.fresh ? new FreshConversations(tok, profile, args['task-offset'] || (initMeta.trainTasksSeen ?? 0), new Rng(seed + 29)) : null;
     const bar = progress(steps, name);
     const t0 = Date.now();
@@ -219,7 +224,7 @@ async function main() {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
         meta: {
           size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
-          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], scramble: args.scramble, rehearseShare: args['rehearse-share'], lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], rehearseShare: args['rehearse-share'], lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
           examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
           cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,
         },
@@ -235,8 +240,11 @@ async function main() {
       const c0 = cpuMinutes();
       const lr = peakLr * schedule(s, steps);
       let pick: SftRow[];
-      if (byConversation) pick = (fresh ? await fresh.next(batchSize) : Array.from({ length: batchSize }, () => conversations[rng.int(conversations.length)])).flat();
+      const drill = (n: number) => sftTokenRows(copyDrill(drillRng, n), tok, maxContext);
+      if (priorSteps + s < args['copy-warmup']) pick = drill(args['copy-rows']);
+      else if (byConversation) pick = (fresh ? await fresh.next(batchSize) : Array.from({ length: batchSize }, () => conversations[rng.int(conversations.length)])).flat();
       else pick = pickSftRows(rows, rng, batchSize, BUCKETS);
+      if (args['copy-mix'] > 0 && priorSteps + s >= args['copy-warmup']) pick = [...pick, ...drill(args['copy-mix'])];
       if (s === 0 && args['copy-weight'] !== 1) {
         const t = pick.flatMap((row) => row.weights.filter((w, i) => i > 0 && w > 0));
         const ex = pick.find((row) => row.weights.some((w) => w > 1));
