@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ABLATIONS, ablationCurves, BUDGETS, budgetRows, EVALS, seedInterval, TTS, ttsSweep, type AblationSummary } from '../../src/app/components/bench/results';
+import { ABLATIONS, ablationCurves, BUDGETS, budgetRows, EVALS, isEvalJson, seedInterval, TTS, ttsSweep, type AblationSummary } from '../../src/app/components/bench/results';
 import { curveCsv } from '../../src/app/components/bench/CurveChart';
 
 describe('bundled results', () => {
@@ -84,5 +84,12 @@ describe('budgetRows on the committed sweep', () => {
     const byP = budgetRows(b.sweep, 'checklist', 'p');
     expect(byP.series.map((s) => s.key)).toEqual(['trained']);
     expect(byP.rows.map((r) => r.p)).toEqual([...b.sweep.points.map((p) => p.real_fraction)].sort((x, y) => x - y));
+  });
+  it('draws only eval reports from eval/: a fidelity report there would be skipped, not crash the page', () => {
+    for (const e of EVALS) expect(isEvalJson(e.data)).toBe(true);
+    const fidelity = JSON.parse(fs.readFileSync('docs/results/fidelity/retail-starter-retail.json', 'utf8'));
+    expect(isEvalJson(fidelity)).toBe(false);
+    expect(isEvalJson(null)).toBe(false);
+    expect(isEvalJson({ ...EVALS[0].data, success: undefined })).toBe(false);
   });
 });

@@ -36,7 +36,12 @@ export const ABLATIONS = load<AblationSummary>(import.meta.glob('/docs/results/*
   .sort((a, b) => trainedRuns(b.data) - trainedRuns(a.data) || a.file.localeCompare(b.file));
 // tts-*-budget-<T>.json are memory-length runs (--memory-tokens T), not the real-environment budget.
 export const TTS = load<TtsResult>(import.meta.glob('/docs/results/tts-*.json', { eager: true, import: 'default' }));
-export const EVALS = load<EvalJson>(import.meta.glob('/docs/results/eval/*.json', { eager: true, import: 'default' }));
+/** An `npm run eval -- --json` report; other JSON dropped into eval/ (e.g. a fidelity report) is skipped, not drawn. */
+export function isEvalJson(x: unknown): x is EvalJson {
+  const j = x as Partial<EvalJson> | null;
+  return !!j && typeof j.n_tasks === 'number' && typeof j.success?.mean === 'number' && Array.isArray(j.success?.ci95);
+}
+export const EVALS = load<EvalJson>(import.meta.glob('/docs/results/eval/*.json', { eager: true, import: 'default' })).filter((e) => isEvalJson(e.data));
 
 /**
  * The real-environment budget sweep (`npm run ablation -- --budget …`): the `budget` field, format
