@@ -6,25 +6,22 @@
 // tool-call syntax as the Act prompts of the lean profile.
 
 import type { Rng } from '../engine/rng';
+import { capital, pseudoWord, randomDigits } from './scramble';
 import type { SftExample } from './sft';
 
-const C = 'bdfghklmnprstvz', V = 'aeiou';
-const word = (rng: Rng) => Array.from({ length: 2 + rng.int(2) }, () => C[rng.int(C.length)] + V[rng.int(V.length)]).join('');
-const digits = (rng: Rng, n: number) => Array.from({ length: n }, () => String(rng.int(10))).join('');
-const cap = (w: string) => w[0].toUpperCase() + w.slice(1);
 const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[rng.int(xs.length)];
 
 const VALUES: [string, (rng: Rng) => string][] = [
-  ['first_name', (r) => cap(word(r))],
-  ['last_name', (r) => cap(word(r))],
-  ['zip', (r) => digits(r, 5)],
-  ['order_id', (r) => `#W${digits(r, 4)}`],
-  ['email', (r) => `${word(r)}.${word(r)}${digits(r, 2)}@example.com`],
-  ['user_id', (r) => `${word(r)}_${word(r)}_${digits(r, 3)}`],
-  ['item_id', (r) => digits(r, 6)],
-  ['product_id', (r) => digits(r, 4)],
-  ['payment_method_id', (r) => `${pick(r, ['credit_card', 'gift_card', 'paypal'])}_${digits(r, 4)}`],
-  ['folder', (r) => word(r)],
+  ['first_name', (r) => capital(pseudoWord(r))],
+  ['last_name', (r) => capital(pseudoWord(r))],
+  ['zip', (r) => randomDigits(r, 5)],
+  ['order_id', (r) => `#W${randomDigits(r, 4)}`],
+  ['email', (r) => `${pseudoWord(r)}.${pseudoWord(r)}${randomDigits(r, 2)}@example.com`],
+  ['user_id', (r) => `${pseudoWord(r)}_${pseudoWord(r)}_${randomDigits(r, 3)}`],
+  ['item_id', (r) => randomDigits(r, 6)],
+  ['product_id', (r) => randomDigits(r, 4)],
+  ['payment_method_id', (r) => `${pick(r, ['credit_card', 'gift_card', 'paypal'])}_${randomDigits(r, 4)}`],
+  ['folder', (r) => pseudoWord(r)],
 ];
 const TOOLS = ['find_user_id_by_name_zip', 'get_order_details', 'get_user_details', 'get_product_details', 'cancel_pending_order', 'modify_pending_order_payment', 'lookup', 'record'];
 function shuffled<T>(rng: Rng, xs: readonly T[]): T[] {

@@ -17,15 +17,23 @@ export interface ScrambleOptions {
 const CONSONANTS = 'bdfghklmnprstvz';
 const VOWELS = 'aeiou';
 
-function pseudoWord(rng: Rng): string {
+/** A random lowercase pseudo-word of 2–3 consonant-vowel syllables (shared with the copying drill). */
+export function pseudoWord(rng: Rng): string {
   const syllables = 2 + rng.int(2);
   let w = '';
   for (let i = 0; i < syllables; i++) w += CONSONANTS[rng.int(CONSONANTS.length)] + VOWELS[rng.int(VOWELS.length)];
-  if (rng.int(2) === 1) w += CONSONANTS[rng.int(CONSONANTS.length)];
   return w;
 }
+export const randomDigits = (rng: Rng, n: number) => Array.from({ length: n }, () => String(rng.int(10))).join('');
+export const capital = (w: string) => w[0].toUpperCase() + w.slice(1);
 
-const capital = (w: string) => w[0].toUpperCase() + w.slice(1);
+/** A name-like pseudo-word: a pseudo-word, half the time closed by a consonant. */
+function nameWord(rng: Rng): string {
+  const w = pseudoWord(rng);
+  return rng.int(2) === 1 ? w + CONSONANTS[rng.int(CONSONANTS.length)] : w;
+}
+
+const wordPattern = (forms: string[]) => new RegExp(`(?<![A-Za-z])(${forms.join('|')})(?![A-Za-z])`, 'g');
 
 /** A replacement map for one conversation: injective, never mapping onto another original. */
 function makeMap(texts: string[], rng: Rng, opts: ScrambleOptions): Map<string, string> {
@@ -36,8 +44,8 @@ function makeMap(texts: string[], rng: Rng, opts: ScrambleOptions): Map<string, 
     for (;;) { const s = make(); if (!taken.has(s) && !avoid(s)) { taken.add(s); return s; } }
   };
   for (const w of opts.words) {
-    if (!new RegExp(`(?<![A-Za-z])(${w}|${w.toLowerCase()})(?![A-Za-z])`).test(all)) continue;
-    const lower = fresh(() => pseudoWord(rng), (s) => opts.words.some((x) => x.toLowerCase() === s));
+    if (!wordPattern([w, w.toLowerCase()]).test(all)) continue;
+    const lower = fresh(() => nameWord(rng), (s) => opts.words.some((x) => x.toLowerCase() === s));
     map.set(w, capital(lower));
     map.set(w.toLowerCase(), lower);
   }
@@ -45,7 +53,7 @@ function makeMap(texts: string[], rng: Rng, opts: ScrambleOptions): Map<string, 
   for (const m of all.matchAll(DIGITS)) {
     const d = m[0];
     if (d.length < minDigits || map.has(d)) continue;
-    map.set(d, fresh(() => Array.from({ length: d.length }, () => String(rng.int(10))).join(''), (s) => s !== d && all.includes(s)));
+    map.set(d, fresh(() => randomDigits(rng, d.length), (s) => s !== d && all.includes(s)));
   }
   return map;
 }
@@ -53,15 +61,10 @@ function makeMap(texts: string[], rng: Rng, opts: ScrambleOptions): Map<string, 
 // A digit run that is not part of a decimal number or an amount ('$110.44', '36.12').
 const DIGITS = /(?<![\d.$])\d+(?![\d]|\.\d)/g;
 
-function apply(text: string, map: Map<string, string>, words: string[]): string {
-  let out = text.replace(DIGITS, (d) => map.get(d) ?? d);
-  for (const w of words) {
-    for (const form of [w, w.toLowerCase()]) {
-      const to = map.get(form);
-      if (to) out = out.replace(new RegExp(`(?<![A-Za-z])${form}(?![A-Za-z])`, 'g'), to);
-    }
-  }
-  return out;
+/** One pass: digit runs, then every mapped name form (a replacement is never another name, so order is moot). */
+function apply(text: string, map: Map<string, string>, names: RegExp | null): string {
+  const out = text.replace(DIGITS, (d) => map.get(d) ?? d);
+  return names ? out.replace(names, (w) => map.get(w) ?? w) : out;
 }
 
 /** Scramble the identifiers of each task's examples (one map per task), keeping rows in order. */
@@ -70,8 +73,12 @@ export function scrambleExamples(examples: SftExample[], rng: Rng, opts: Scrambl
   for (const e of examples) (byTask.get(e.taskId) ?? byTask.set(e.taskId, []).get(e.taskId)!).push(e);
   const maps = new Map<string, Map<string, string>>();
   for (const [id, ex] of byTask) maps.set(id, makeMap(ex.flatMap((e) => [e.prompt, e.target]), rng, opts));
+  const patterns = new Map([...maps].map(([id, m]) => {
+    const forms = opts.words.flatMap((w) => [w, w.toLowerCase()]).filter((f) => m.has(f));
+    return [id, forms.length ? wordPattern(forms) : null] as const;
+  }));
   return examples.map((e) => {
-    const m = maps.get(e.taskId)!;
-    return { ...e, prompt: apply(e.prompt, m, opts.words), target: apply(e.target, m, opts.words) };
+    const m = maps.get(e.taskId)!, names = patterns.get(e.taskId)!;
+    return { ...e, prompt: apply(e.prompt, m, names), target: apply(e.target, m, names) };
   });
 }

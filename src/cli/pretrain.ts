@@ -212,6 +212,7 @@ async function main() {
     log(`\n${name}: ${countParams(cfg)} parameters, ${steps} steps of ${batchSize} ${byConversation ? 'conversations' : 'rows'}${args.budget ? `, stop at ${args.budget} CPU-min` : ''}`);
     const rng = new Rng(seed + 17);
     const drillRng = new Rng(seed + 53 + priorSteps);
+    const drill = (n: number) => sftTokenRows(copyDrill(drillRng, n), tok, maxContext);
     const fresh = args.fresh ? new FreshConversations(tok, profile, args['task-offset'] || (initMeta.trainTasksSeen ?? 0), new Rng(seed + 29)) : null;
     const bar = progress(steps, name);
     const t0 = Date.now();
@@ -240,7 +241,6 @@ async function main() {
       const c0 = cpuMinutes();
       const lr = peakLr * schedule(s, steps);
       let pick: SftRow[];
-      const drill = (n: number) => sftTokenRows(copyDrill(drillRng, n), tok, maxContext);
       if (priorSteps + s < args['copy-warmup']) pick = drill(args['copy-rows']);
       else if (byConversation) pick = (fresh ? await fresh.next(batchSize) : Array.from({ length: batchSize }, () => conversations[rng.int(conversations.length)])).flat();
       else pick = pickSftRows(rows, rng, batchSize, BUCKETS);
