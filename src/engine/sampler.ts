@@ -446,11 +446,9 @@ export class Sampler implements TextGenerator {
     const roundUp = (n: number) => (bucket > 0 ? Math.ceil(n / bucket) * bucket : n);
     const Tmax = Math.max(...uniq.map((p) => p.length));
     const Tp = Math.max(Tmax, Math.min(roundUp(Tmax), this.maxContext - 1));
-    // Left padding gives every row the same slot count, so the longest prompt bounds all rows.
-    for (const r of rows) {
-      r.maxNew = Math.min(r.maxNew, this.maxContext - Tp);
-      if (r.maxNew <= 0) { r.maxNew = 0; r.done = 'length'; }
-    }
+    // Each row keeps its own budget (its prompt plus its new tokens within maxContext): a long prompt elsewhere in
+    // the batch only adds masked padding slots in front of this row, and positions are per row. The cache may then
+    // hold up to 2·maxContext slots, which the graphs allow (graphs.ts: the causal arange spans 2·maxPos).
     const Ts = Tp;
     let pre: StepOut, pmask: Uint8Array;
     let perPrompt: KVView[] | null = null;

@@ -84,6 +84,21 @@ describe('sampler', () => {
     }
   });
 
+  it('every row keeps its own token budget: a long prompt elsewhere in the batch never shortens a row', async () => {
+    // The long prompt leaves 96 − ~70 tokens; the short row asks for 40 and must get all 40 (it used to be
+    // capped at maxContext − the batch's longest prompt), for the fast and the exact graph alike.
+    const long = 'The cat reads the file. '.repeat(12);
+    for (const s of [fast, exact]) {
+      const longIds = s.countTokens(long);
+      expect(96 - longIds).toBeLessThan(40);
+      const [g, l] = await s.generate([req('Hi', { maxNewTokens: 40, temperature: 1, seed: 3 }), req(long, { maxNewTokens: 40 })]);
+      const [alone] = await s.generate([req('Hi', { maxNewTokens: 40, temperature: 1, seed: 3 })]);
+      expect(g.outputIds.length === 40 || g.finishReason !== 'length').toBe(true);
+      expect(g.outputIds).toEqual(alone.outputIds);
+      expect(l.promptIds.length + l.outputIds.length).toBeLessThanOrEqual(96);
+    }
+  });
+
   it('dropping finished rows from the batch (compaction) does not change the survivors', async () => {
     const ps = ['Hi', 'The cat reads', 'A robot opens the door.', 'x = y + 1;'];
     const g = await fast.generate(ps.map((p, i) => req(p, { maxNewTokens: i === 2 ? 14 : 2 })));
