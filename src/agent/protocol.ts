@@ -309,7 +309,7 @@ function validateAt(schema: JSONSchema | boolean | undefined, v: unknown, path: 
     if (!ts.some((x) => typeMatches(v, String(x)))) { errs.push(`${path}: expected ${ts.join('|')}`); return; }
   }
   if (Array.isArray(schema.enum) && !schema.enum.some((e) => jsonEqual(e, v))) errs.push(`${path}: not one of ${JSON.stringify(schema.enum)}`);
-  if ('const' in schema && !jsonEqual(schema.const, v)) errs.push(`${path}: must equal ${JSON.stringify(schema.const)}`);
+  if (Object.hasOwn(schema, 'const') && !jsonEqual(schema.const, v)) errs.push(`${path}: must equal ${JSON.stringify(schema.const)}`);
   if (typeof v === 'number') {
     if (typeof schema.minimum === 'number' && v < schema.minimum) errs.push(`${path}: below minimum ${schema.minimum}`);
     if (typeof schema.maximum === 'number' && v > schema.maximum) errs.push(`${path}: above maximum ${schema.maximum}`);
@@ -327,13 +327,16 @@ function validateAt(schema: JSONSchema | boolean | undefined, v: unknown, path: 
     if (schema.items && typeof schema.items === 'object') v.forEach((x, i) => validateAt(schema.items, x, `${path}[${i}]`, errs, strict, depth + 1));
   }
   if (isPlainObject(v)) {
+    // Own properties only, on both sides: argument and property names come from data, and a name such as
+    // 'toString', 'constructor' or '__proto__' must not be found on Object.prototype (JSON.parse makes an own
+    // '__proto__' key).
     const props = isPlainObject(schema.properties) ? schema.properties as Record<string, JSONSchema> : {};
     for (const k of Array.isArray(schema.required) ? schema.required : []) {
-      if (!(k in v)) errs.push(`${path}: missing required field '${k}'`);
+      if (!Object.hasOwn(v, String(k))) errs.push(`${path}: missing required field '${String(k)}'`);
     }
     const extra = schema.additionalProperties as JSONSchema | boolean | undefined;
     for (const [k, x] of Object.entries(v)) {
-      if (k in props) validateAt(props[k], x, `${path}.${k}`, errs, strict, depth + 1);
+      if (Object.hasOwn(props, k)) validateAt(props[k], x, `${path}.${k}`, errs, strict, depth + 1);
       else if (extra === false || (extra === undefined && strict && schema.properties !== undefined)) errs.push(`${path}: unexpected field '${k}'`);
       else if (extra && typeof extra === 'object') validateAt(extra, x, `${path}.${k}`, errs, strict, depth + 1);
     }

@@ -65,7 +65,7 @@ export function valueMatches(expected: unknown, actual: unknown): boolean {
     const e = expected as Record<string, unknown>;
     const a = actual as Record<string, unknown>;
     const ek = Object.keys(e); const ak = Object.keys(a);
-    return ek.length === ak.length && ek.every((k) => k in a && valueMatches(e[k], a[k]));
+    return ek.length === ak.length && ek.every((k) => Object.hasOwn(a, k) && valueMatches(e[k], a[k]));
   }
   return false;
 }
@@ -76,7 +76,7 @@ export function argMismatch(expected: Record<string, unknown> | undefined, actua
   // Rollouts may hand us whatever the policy emitted: non-object arguments simply match nothing.
   const a = (actual && typeof actual === 'object' && !Array.isArray(actual) ? actual : {}) as Record<string, unknown>;
   for (const [k, v] of Object.entries(expected)) {
-    if (!(k in a)) return `${k} missing (expected ${JSON.stringify(v)})`;
+    if (!Object.hasOwn(a, k)) return `${k} missing (expected ${JSON.stringify(v)})`;
     if (!valueMatches(v, a[k])) return `${k}=${JSON.stringify(a[k])} (expected ${JSON.stringify(v)})`;
   }
   return null;

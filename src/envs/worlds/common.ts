@@ -162,12 +162,14 @@ export function jsonDiff(expected: unknown, actual: unknown, path = '$'): string
     return null;
   }
   if (expected && actual && typeof expected === 'object' && typeof actual === 'object') {
+    // Own properties only: keys come from data (file names, record ids), and a key such as 'constructor',
+    // 'toString' or '__proto__' must not be found on Object.prototype.
     const e = expected as Record<string, unknown>; const a = actual as Record<string, unknown>;
     for (const k of Object.keys(e)) {
-      if (!(k in a)) return `${path}.${k}: missing`;
+      if (!Object.hasOwn(a, k)) return `${path}.${k}: missing`;
       const d = jsonDiff(e[k], a[k], `${path}.${k}`); if (d) return d;
     }
-    for (const k of Object.keys(a)) if (!(k in e)) return `${path}.${k}: unexpected (${show(a[k])})`;
+    for (const k of Object.keys(a)) if (!Object.hasOwn(e, k)) return `${path}.${k}: unexpected (${show(a[k])})`;
     return null;
   }
   return `${path}: expected ${show(expected)}, got ${show(actual)}`;

@@ -42,9 +42,13 @@ export const FS_FUNC_DOCS: BfclFuncDoc[] = FS_TOOL_SCHEMAS.map((t) => ({
 const CLASS = 'GorillaFileSystem';
 const DOCS = { [CLASS]: FS_FUNC_DOCS };
 
-/** {name: {type:'file', content} | {type:'directory', contents}} in insertion order; parents dropped. */
+/**
+ * {name: {type:'file', content} | {type:'directory', contents}} in insertion order; parents dropped. A
+ * null-prototype object, so every name is an own key: a file named '__proto__' is an entry (with a plain
+ * object, assigning it would set the prototype and drop the file from the state).
+ */
 export function plainTree(d: PyDirectory): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null);
   for (const [k, v] of d.contents) {
     out[String(k)] = v instanceof PyFile ? { type: 'file', content: v.content } : { type: 'directory', contents: plainTree(v as PyDirectory) };
   }
