@@ -251,7 +251,10 @@ export function metricEstimates(perTask: TaskScore[], opts: BootstrapOptions = {
 export interface EvalReport {
   protocol: string;
   model: string; world: string; split: 'test'; mode: RolloutMode;
-  n_tasks: number; k: number; temperature: number; top_p: number; seed: number;
+  n_tasks: number;
+  /** Index of the first task in the test split (after the difficulty filter); absent in reports older than --offset. */
+  offset?: number;
+  k: number; temperature: number; top_p: number; seed: number;
   /** Task filter: a difficulty (1–3) or all. */
   difficulty?: number | 'all';
   success: Estimate; outcome: Estimate; checklist: Estimate; pass_at_k: Estimate;
@@ -263,12 +266,17 @@ export interface EvalReport {
   per_task?: TaskScore[];
 }
 
-export function evalReport(r: ProtocolResult, meta: { model: string; world: string; mode?: RolloutMode } & ProtocolSampling, boot: { resamples: number; seed: number }, perTask = false): EvalReport {
+/** "greedy", "greedy ×4" or "Avg@4 (T 0.6, top-p 0.95)": how a report names its sampling. */
+export function protocolName(m: Pick<ProtocolSampling, 'k' | 'temperature' | 'topP'>): string {
+  return m.temperature === 0 ? (m.k === 1 ? 'greedy' : `greedy ×${m.k}`) : `Avg@${m.k} (T ${m.temperature}, top-p ${m.topP})`;
+}
+
+export function evalReport(r: ProtocolResult, meta: { model: string; world: string; mode?: RolloutMode; offset?: number } & ProtocolSampling, boot: { resamples: number; seed: number }, perTask = false): EvalReport {
   const est = metricEstimates(r.perTask, boot);
-  const protocol = meta.temperature === 0 ? (meta.k === 1 ? 'greedy' : `greedy ×${meta.k}`) : `Avg@${meta.k} (T ${meta.temperature}, top-p ${meta.topP})`;
+  const protocol = protocolName(meta);
   return {
     protocol, model: meta.model, world: meta.world, split: 'test', mode: meta.mode ?? 'real',
-    n_tasks: r.perTask.length, k: meta.k, temperature: meta.temperature, top_p: meta.topP, seed: meta.seed,
+    n_tasks: r.perTask.length, offset: meta.offset ?? 0, k: meta.k, temperature: meta.temperature, top_p: meta.topP, seed: meta.seed,
     success: est.success, outcome: est.outcome, checklist: est.checklist, pass_at_k: est.pass_at_k,
     terminations: r.summary.terminations,
     generations: r.summary.generations,

@@ -1,7 +1,10 @@
-// npm run eval -- --model DIR --world files|retail [--split test] [--tasks 100] [--k 4] [--temperature 0.6]
-//                 [--top-p 0.95] [--seed S] [--json]
+// npm run eval -- --model DIR --world files|retail [--split test] [--tasks 100] [--offset 0] [--k 4]
+//                 [--temperature 0.6] [--top-p 0.95] [--seed S] [--per-task] [--json]
 // The evaluation protocol (src/bench/evaluation.ts): held-out tasks, Avg@k in the real environment, bootstrap
-// 95% intervals over tasks. Prints one JSON object (--json) or a short table; a progress bar with ETA on stderr.
+// 95% intervals over tasks. --offset N evaluates tasks N … N+tasks−1 of the test split (counted after the
+// --difficulty filter), so disjoint slices can run apart: a trajectory's seed derives from (seed, task id,
+// sample), so a task scores the same in any slice. Prints one JSON object (--json) or a short table; a progress
+// bar with ETA on stderr.
 
 import { profileFromConfig, rolloutSettings } from '../agent/profile';
 import { loadModelFolder, type ModelFolder } from '../engine/modelFolder';
@@ -26,7 +29,8 @@ export const EVAL_CLI = defineCli({
     model: { type: 'string', help: 'model folder, or a Hugging Face ONNX model (onnx-community folder, hub id, URL)', required: true },
     world: { type: 'string', help: 'built-in world', choices: worldNames(), default: 'files' },
     split: { type: 'string', help: 'task split (held-out only)', choices: ['test'], default: 'test' },
-    tasks: { type: 'int', help: 'number of held-out tasks (the first ones of the split)', default: 100, min: 1 },
+    tasks: { type: 'int', help: 'number of held-out tasks (from --offset on, in split order)', default: 100, min: 1 },
+    offset: { type: 'int', help: 'index of the first task in the split (after the difficulty filter): disjoint slices', default: 0, min: 0 },
     difficulty: { type: 'int', help: 'only tasks of this difficulty (1–3; default all)', min: 1, max: 3 },
     k: { type: 'int', help: 'samples per task (Avg@k, pass@k)', default: 4, min: 1 },
     temperature: { type: 'number', help: 'sampling temperature (0 = greedy)', default: 0.6, min: 0 },
@@ -41,11 +45,19 @@ export const EVAL_CLI = defineCli({
   },
 });
 
-export interface EvalRun { folder: ModelFolder; model: string; world: string; tasks: number; difficulty?: number; sampling: ProtocolSampling; chunkTasks?: number; threads?: number; quiet?: boolean; label?: string; maxNewTokens?: number }
+export interface EvalRun { folder: ModelFolder; model: string; world: string; tasks: number; offset?: number; difficulty?: number; sampling: ProtocolSampling; chunkTasks?: number; threads?: number; quiet?: boolean; label?: string; maxNewTokens?: number }
+
+/**
+ * The held-out tasks of a run: tasks offset … offset+count−1 of the world's test split, counted within the
+ * difficulty filter when there is one (the world selects seeds cheaply and generates only those tasks).
+ */
+export function evalTasks(r: { world: string; tasks: number; offset?: number; difficulty?: number }) {
+  return getWorld(r.world).tasks({ split: 'test', count: r.tasks, offset: r.offset ?? 0, difficulty: r.difficulty });
+}
 
 /** Loads nothing twice: the caller passes the folder (the ablation evaluates many). */
 export async function evaluateFolder(r: EvalRun) {
-  const tasks = getWorld(r.world).tasks({ split: 'test', count: r.tasks, difficulty: r.difficulty });
+  const tasks = evalTasks(r);
   const policy = await samplerFromFolder(r.folder, createNodeRuntime({ threads: r.threads ?? 1 }), { mode: 'fast' });
   const bar = r.quiet ? null : progress(tasks.length * r.sampling.k, r.label ?? `eval ${r.world}`);
   let shown = 0;
@@ -73,7 +85,7 @@ export type HfEvalRun = Omit<EvalRun, 'folder' | 'threads'>;
  * chat template and prompting of `npm run rollout -- --model HF` and of the browser worker's Benchmarks page.
  */
 export async function evaluateHfModel(r: HfEvalRun) {
-  const tasks = getWorld(r.world).tasks({ split: 'test', count: r.tasks, difficulty: r.difficulty });
+  const tasks = evalTasks(r);
   const hf = await import('../engine/hf/node');
   const m = await hf.loadHfModelNode(r.model, { name: `policy:hf:${r.model}`, progress: r.quiet ? undefined : hf.progressPrinter(process.stderr) });
   const format = formatForTokenizerConfig(m.tokenizerConfig as { chat_template?: string; eos_token?: string });
@@ -95,30 +107,44 @@ export async function evaluateHfModel(r: HfEvalRun) {
 
 export function bootstrapSeed(seed: number): number { return hashSeed('bootstrap', seed); }
 
+/** A model that cannot be loaded: the command prints the message and exits 2. */
+export class ModelLoadError extends Error {
+  constructor(message: string) { super(message); this.name = 'ModelLoadError'; }
+}
+
+/** A model folder, loaded (its errors as ModelLoadError); null for a Hugging Face reference (loaded when evaluated). */
+export async function openModel(model: string): Promise<ModelFolder | null> {
+  if (isHfModelRef(model)) return null;
+  try { return await loadModelFolder(model); } catch (e) {
+    throw new ModelLoadError(`cannot load model folder ${model}: ${(e as Error).message}`);
+  }
+}
+
+/** evaluateFolder or evaluateHfModel by what `model` names; `folder` from openModel when already loaded. */
+export async function evaluateModel(r: HfEvalRun & { threads?: number; folder?: ModelFolder | null }): Promise<ProtocolResult> {
+  const folder = r.folder === undefined ? await openModel(r.model) : r.folder;
+  if (folder) return evaluateFolder({ ...r, folder });
+  try { return await evaluateHfModel(r); } catch (e) {
+    // The loader's errors name the file or feature (HfModelError: MISSING_FILE, BAD_LAYOUT, OFFLINE, …).
+    if (!(e instanceof HfModelError)) throw e;
+    throw new ModelLoadError(`cannot load Hugging Face model ${r.model}: ${e.code}: ${e.message}`);
+  }
+}
+
 async function main() {
   const a = cliArgs(EVAL_CLI);
   const sampling = { k: a.k, temperature: a.temperature, topP: a['top-p'], seed: a.seed };
-  const run = { model: a.model, world: a.world, tasks: a.tasks, difficulty: a.difficulty, sampling, chunkTasks: a['chunk-tasks'], maxNewTokens: a['max-new-tokens'] };
+  const run = { model: a.model, world: a.world, tasks: a.tasks, offset: a.offset, difficulty: a.difficulty, sampling, chunkTasks: a['chunk-tasks'], maxNewTokens: a['max-new-tokens'], threads: a.threads };
   let r: ProtocolResult;
-  if (isHfModelRef(a.model)) {
-    try { r = await evaluateHfModel(run); } catch (e) {
-      // The loader's errors name the file or feature (HfModelError: MISSING_FILE, BAD_LAYOUT, OFFLINE, …).
-      if (!(e instanceof HfModelError)) throw e;
-      process.stderr.write(`eval: cannot load Hugging Face model ${a.model}: ${e.code}: ${e.message}\n`);
-      process.exit(2);
-    }
-  } else {
-    let folder: ModelFolder;
-    try { folder = await loadModelFolder(a.model); } catch (e) {
-      process.stderr.write(`eval: cannot load model folder ${a.model}: ${(e as Error).message}\n`);
-      process.exit(2);
-    }
-    r = await evaluateFolder({ ...run, folder, threads: a.threads });
+  try { r = await evaluateModel(run); } catch (e) {
+    if (!(e instanceof ModelLoadError)) throw e;
+    process.stderr.write(`eval: ${e.message}\n`);
+    process.exit(2);
   }
-  const rep: EvalReport = { ...evalReport(r, { model: a.model, world: a.world, ...sampling }, { resamples: a.resamples, seed: bootstrapSeed(a.seed) }, a['per-task']), difficulty: a.difficulty ?? 'all' };
+  const rep: EvalReport = { ...evalReport(r, { model: a.model, world: a.world, offset: a.offset, ...sampling }, { resamples: a.resamples, seed: bootstrapSeed(a.seed) }, a['per-task']), difficulty: a.difficulty ?? 'all' };
   if (a.json) { process.stdout.write(JSON.stringify(rep) + '\n'); return; }
   const f = (e: { mean: number; ci95: [number, number] }) => `${e.mean.toFixed(3)} [${e.ci95[0].toFixed(3)}, ${e.ci95[1].toFixed(3)}]`;
-  console.log(`${rep.model} on ${rep.world} test · ${rep.n_tasks} tasks · ${rep.protocol} · seed ${rep.seed} · ${rep.seconds} s`);
+  console.log(`${rep.model} on ${rep.world} test · ${rep.n_tasks} tasks${rep.offset ? ` from #${rep.offset}` : ''} · ${rep.protocol} · seed ${rep.seed} · ${rep.seconds} s`);
   for (const m of ['success', 'outcome', 'checklist', 'pass_at_k'] as const) console.log(`  ${m.padEnd(10)} ${f(rep[m])}`);
   console.log(`  terminations ${JSON.stringify(rep.terminations)}`);
 }
