@@ -1,7 +1,7 @@
 // npx tsx src/cli/demo-trace.ts [--model models/envace-small] [--world files] [--scan 20] [--out src/app/demo]
 //
 // Writes the trace the Rollout page opens on (drawn before the worker is ready): the page's default request
-// (src/app/demo/request.ts) with the best shipped policy, on the first test task of the world where a
+// (src/shared/demoRequest.ts) with the best shipped policy, on the first test task of the world where a
 // rehearsed result differs from the real one AND the checklist judge ticked an item on an imagined result
 // that the real result would have failed (else: the first task with any imagined ≠ real result). Same
 // config builder as the worker (src/worker/rollout-config.ts), so the page's Run recomputes this trace.
@@ -19,7 +19,7 @@ import { loadModelFolder } from '../engine/modelFolder';
 import { createNodeRuntime } from '../engine/runtime-node';
 import { samplerFromFolder } from '../engine/sampler';
 import { getWorld } from '../envs/worlds';
-import { DEMO_REQUEST } from '../app/demo/request';
+import { DEMO_REQUEST } from '../shared/demoRequest';
 import type { RolloutRequest, ShownTrajectory } from '../worker/protocol';
 import { buildRolloutConfig, realVerdictOf } from '../worker/rollout-config';
 import { taskInfo, tokenStrings } from '../worker/engine-bridge';

@@ -7,7 +7,7 @@
 
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
-import { parseHash, parseQuery, toHash, SCHEMA, PAGES } from '../app/urlState';
+import { parseHash, parseQuery, toHash, SCHEMA, PAGES } from '../shared/urlState';
 import { actSurface, dumpSurface, rehearseSurface, traceSurface } from '../bench/fuzz/agent';
 import { trainConfigSurface } from '../bench/fuzz/config';
 import { FuzzRng, mutateN, NASTY_STRINGS, randomString } from '../bench/fuzz/gen';

@@ -1,25 +1,3 @@
-// The Rollout page's default request, shared by the page's URL defaults (urlState.ts) and the Node script
-// that writes the shipped demo trace (src/cli/demo-trace.ts): the trace the page opens on is what its Run
-// button recomputes. The best shipped policy (envace-small, trained on files) in rehearsal mode, where the
-// policy imagines every tool result and the shadow environment records the real one beside it.
-
-import type { RolloutRequest } from '../../worker/protocol';
-
-export const DEMO_MODEL = 'envace-small';
-
-/** The task is chosen by the script (demo-meta.json) and becomes the page's default task (DEMO_TASK). */
-export const DEMO_REQUEST: Omit<RolloutRequest, 'taskId'> & { topP: number; topK: number } = {
-  modelUrl: `/models/${DEMO_MODEL}/`,
-  world: 'files',
-  mode: 'rehearsal',
-  k: 4,
-  seed: 0,
-  temperature: 1,
-  maxTurns: 8,
-  maxNewTokens: 128,
-  topP: 1,
-  topK: 0,
-};
-
-/** Written by `npx tsx src/cli/demo-trace.ts` into demo-meta.json; tests/app/demo-trace.test.ts holds them equal. */
-export const DEMO_TASK = '';
+// The Rollout page's default request lives in src/shared/demoRequest.ts (src/cli/demo-trace.ts reads it too,
+// and no CLI imports from src/app/); re-exported here for the page.
+export { DEMO_MODEL, DEMO_REQUEST, DEMO_TASK } from '../../shared/demoRequest';
