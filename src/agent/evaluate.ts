@@ -37,6 +37,15 @@ export interface EvalResult {
   fidelity: FidelitySummary;
   terminations: Record<string, number>;
   generations: number;
+  /** Generations stopped by their token budget (finish reason 'length'), per role. */
+  truncated: { act: number; rehearse: number };
+}
+
+/** Generations stopped by their token budget, per role (frozen simulator rows count as Rehearse). */
+export function truncatedRows(trajs: { rows: { role: string; finishReason?: string }[] }[]): { act: number; rehearse: number } {
+  const out = { act: 0, rehearse: 0 };
+  for (const t of trajs) for (const r of t.rows) if (r.finishReason === 'length') out[r.role === 'act' ? 'act' : 'rehearse']++;
+  return out;
 }
 
 /** 1 when a trajectory succeeded in the strict sense (verified final state AND every checklist item), else 0. */
@@ -58,6 +67,7 @@ export function summarize(trajs: Trajectory[], k: number, mode: RolloutMode): Ev
     fidelity: batchFidelity(trajs).overall,
     terminations,
     generations: trajs.reduce((s, t) => s + t.rows.length, 0),
+    truncated: truncatedRows(trajs),
   };
 }
 

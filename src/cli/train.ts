@@ -8,7 +8,12 @@ import { join } from 'node:path';
 import { ERROR_REWARDS, JUDGE_ON } from '../agent/rollout';
 import { loadModelFolder, writeModelFolder } from '../engine/modelFolder';
 import { nodeRuntime } from '../engine/runtime-node';
-import { worldNames } from '../envs/worlds/index';
+import { getWorld, worldNames } from '../envs/worlds/index';
+import { profileFromConfig, rolloutSettings } from '../agent/profile';
+import { samplerFromFolder } from '../engine/sampler';
+import type { ModelFolder } from '../engine/modelFolder';
+import { screenTasks, type ScreenResult } from '../rl/screen';
+import { DEFAULT_TRAIN_CONFIG } from '../rl/trainer';
 import { VARIANT_NAMES } from '../rl/advantages';
 import { FileCheckpointStore } from '../rl/checkpoint-node';
 import { ConfigError, makeTrainer, type RunSpec } from '../rl/session';
@@ -29,6 +34,10 @@ export const TRAIN_CLI = defineCli({
     'error-reward': { type: 'string', help: 'reward of an episode a fatal error ended', choices: ERROR_REWARDS },
     'judge-on': { type: 'string', help: 'what the checklist judge reads in imagined rollouts', choices: JUDGE_ON },
     'real-fraction': { type: 'number', help: 'share of training tool calls executed in the real environment instead of rehearsed (0 = EnvACE, 1 = real)', min: 0, max: 1 },
+    lr: { type: 'number', help: 'learning rate', min: 0 },
+    'eval-every': { type: 'int', help: 'evaluate every this many steps (0 = only before and after)', min: 0 },
+    screen: { type: 'int', help: 'screen this many train tasks first (K rollouts each, real environment) and train only on the frontier ones (rewards differ); written to OUT/screen.json', min: 1 },
+    'screen-k': { type: 'int', help: 'rollouts per task when screening', default: 4, min: 2 },
     out: { type: 'string', help: 'output folder (default runs/<variant>-<seed>)' },
     resume: { type: 'boolean', help: 'continue from the checkpoint in --out' },
   },
@@ -45,6 +54,8 @@ export function specFromArgs(base: RunSpec & { model?: string }, a: CliValues<ty
   if (a['error-reward'] !== undefined) spec.errorReward = a['error-reward'] as RunSpec['errorReward'];
   if (a['judge-on'] !== undefined) spec.judgeOn = a['judge-on'] as RunSpec['judgeOn'];
   if (a['real-fraction'] !== undefined) spec.realFraction = a['real-fraction'];
+  if (a.lr !== undefined) spec.lr = a.lr;
+  if (a['eval-every'] !== undefined) spec.evalEvery = a['eval-every'];
   return spec;
 }
 
@@ -53,6 +64,8 @@ export interface RunOptions {
   /** The step-0 evaluation when the caller already has it: greedy evaluation of the same starting model on
    * the same held-out tasks does not depend on the variant or the seed, so an ablation computes it once. */
   before?: EvalMetrics;
+  /** Screen this many train tasks (k rollouts each) and train on the frontier ones (src/rl/screen.ts). */
+  screen?: { candidates: number; k: number };
 }
 export interface RunResult { before: EvalMetrics; after: EvalMetrics; secondsPerStep: number; trainer: GrpoTrainer }
 
@@ -64,6 +77,7 @@ export async function runTraining(o: RunOptions): Promise<RunResult> {
   const store = new FileCheckpointStore(join(o.out, 'checkpoints'));
   const log = (s: string) => { if (!o.quiet) process.stderr.write(s + '\n'); };
   const { model: _m, ...spec } = o.spec;
+  if (o.screen) spec.poolSeeds = await screenedPool(folder, spec, o.screen, o.out, log);
   const trainer = makeTrainer(folder, nodeRuntime(), spec, { runId: 'run', store, log });
   const c = trainer.cfg;
   let resumed = false;
@@ -90,7 +104,7 @@ export async function runTraining(o: RunOptions): Promise<RunResult> {
   while (trainer.step < c.steps) {
     const m = await trainer.trainStep();
     await appendFile(join(o.out, 'metrics.jsonl'), JSON.stringify(m) + '\n');
-    bar.tick(`R ${m.reward.toFixed(3)} act ${m.rewardAct.toFixed(2)} reh ${m.rewardRehearse.toFixed(2)} F1 ${m.fidelityF1.toFixed(2)} ${m.secondsPerStep.toFixed(1)}s/step${m.skipped ? ' SKIPPED' : ''}`);
+    bar.tick(`R ${m.reward.toFixed(3)} inf ${m.informativeGroups}/${m.groups} act ${m.rewardAct.toFixed(2)} reh ${m.rewardRehearse.toFixed(2)} F1 ${m.fidelityF1.toFixed(2)} ${m.secondsPerStep.toFixed(1)}s/step${m.skipped ? ' SKIPPED' : ''}`);
     if (c.evalEvery > 0 && trainer.step % c.evalEvery === 0 && trainer.step < c.steps) await evalLine();
   }
   bar.done();
@@ -107,6 +121,45 @@ export async function runTraining(o: RunOptions): Promise<RunResult> {
   return { before, after, secondsPerStep, trainer };
 }
 
+/**
+ * The frontier seeds of the run's pool: read from OUT/screen.json when a screening with the same settings is
+ * there (a resumed run trains on the same pool), else computed with the starting model and written there.
+ */
+async function screenedPool(folder: ModelFolder, spec: RunSpec, o: { candidates: number; k: number }, out: string, log: (s: string) => void): Promise<number[]> {
+  const path = join(out, 'screen.json');
+  const world = getWorld(spec.world ?? 'files');
+  const cfg = { ...DEFAULT_TRAIN_CONFIG, ...spec };
+  const seeds = world.seeds({ split: 'train', difficulty: spec.difficulty, count: o.candidates });
+  const prior = await readFile(path, 'utf8').then((t) => JSON.parse(t) as ScreenFile, () => null);
+  if (prior && prior.candidates === o.candidates && prior.k === o.k && prior.seed === cfg.seed && prior.temperature === cfg.temperature && prior.world === world.name) {
+    log(`screened pool from ${path}: ${prior.keptSeeds.length} of ${prior.candidates} tasks`);
+    return prior.keptSeeds;
+  }
+  const policy = await samplerFromFolder(folder, nodeRuntime(), { mode: 'fast' });
+  const bar = progress(seeds.length, `screen ${world.name}`);
+  let shown = 0;
+  try {
+    const tasks = seeds.map((s) => world.task(s));
+    const r = await screenTasks(tasks, policy, {
+      k: o.k, temperature: cfg.temperature, seed: cfg.seed,
+      rollout: { ...rolloutSettings(profileFromConfig(folder.rawConfig)), errorReward: cfg.errorReward },
+      onProgress: (done) => { while (shown < done) { shown++; bar.tick(); } },
+    });
+    const kept = new Set(r.kept);
+    const keptSeeds = seeds.filter((_, i) => kept.has(tasks[i].id));
+    if (keptSeeds.length === 0) throw new Error(`screening kept none of ${seeds.length} tasks: every group's rewards were equal`);
+    const file: ScreenFile = { world: world.name, ...r, keptSeeds };
+    await writeFile(path, JSON.stringify(file, null, 1) + '\n');
+    log(`screened ${seeds.length} tasks in ${r.seconds.toFixed(0)} s: ${keptSeeds.length} on the frontier`);
+    return keptSeeds;
+  } finally {
+    bar.done();
+    await policy.release();
+  }
+}
+
+type ScreenFile = ScreenResult & { world: string; keptSeeds: number[] };
+
 async function main() {
   const a = cliArgs(TRAIN_CLI);
   let base: RunSpec & { model?: string } = {};
@@ -119,7 +172,7 @@ async function main() {
   const spec = specFromArgs(base, a);
   const out = a.out ?? join('runs', `${spec.variant ?? 'envace'}-${spec.seed ?? 1}`);
   try {
-    const r = await runTraining({ spec, out, resume: a.resume });
+    const r = await runTraining({ spec, out, resume: a.resume, screen: a.screen ? { candidates: a.screen, k: a['screen-k'] } : undefined });
     console.log(JSON.stringify({ out, before: r.before, after: r.after, secondsPerStep: Number(r.secondsPerStep.toFixed(2)) }, null, 2));
   } catch (e) {
     if (e instanceof ConfigError) { console.error(e.message); process.exit(2); }

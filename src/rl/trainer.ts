@@ -10,14 +10,14 @@ import { createOrtKVModel, Sampler } from '../engine/sampler';
 import type { BPETokenizer } from '../engine/tokenizer';
 import { Model } from '../engine/trainer-core';
 import type { Task } from '../envs/types';
-import { evaluate, succeeded, type EvalResult } from '../agent/evaluate';
+import { evaluate, succeeded, truncatedRows, type EvalResult } from '../agent/evaluate';
 import { rolloutSettings, type PromptProfile } from '../agent/profile';
 import { checklistJudge, ERROR_REWARDS, hashSeed, JUDGE_ON, rolloutGroups, type ErrorReward, type JudgeOn, type RolloutJudge } from '../agent/rollout';
 import type { Role, Trajectory } from '../agent/types';
 import { batchFidelity } from '../agent/fidelity';
 import { buildProbes, scoreProbes, summarizeProbes, type Probe, type ProbeSummary } from '../agent/probes';
 import { computeAdvantages, isBlankOutput, isVariantName, roleStats, rowReward, SINGLETON_RULES, VARIANTS, type AdvRow, type SingletonRule, type StdNorm, type VariantName } from './advantages';
-import { grpoUpdate } from './update';
+import { grpoUpdate, usableRows } from './update';
 import { decodeCheckpoint, encodeCheckpoint, type CheckpointStore, type TensorSet } from './checkpoint';
 
 /** Options under verl/TRL names where they exist. */
@@ -67,18 +67,30 @@ export interface TrainConfig {
   /** Fidelity probes scored at each evaluation (recall vs inference, src/agent/probes.ts); 0 = none. */
   evalProbes: number;
   checkpointEvery: number;
+  /**
+   * Dynamic sampling (DAPO): a group whose K trajectory rewards are all equal carries no advantage, so it is
+   * replaced by a fresh task's group until the step holds tasksPerStep informative groups or maxRefills extra
+   * groups were rolled out. Rows with zero advantage are left out of the update (with KL off they add nothing
+   * to the gradient; the loss keeps the whole step's row count as its divisor, so the gradient is unchanged).
+   */
+  dynamicSampling: boolean;
+  /** Extra groups a step may roll out to fill its quota of informative groups (dynamic sampling). */
+  maxRefills: number;
+  /** Linear learning-rate warmup over this many steps (0 = none). */
+  warmupSteps: number;
 }
 
 /** Training tasks are drawn from the first this-many seeds of a world's train split (src/rl/session.ts). */
 export const TRAIN_TASK_POOL = 4000;
 
 export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
-  variant: 'envace', seed: 1, steps: 20, tasksPerStep: 4, groupSize: 4,
+  variant: 'envace', seed: 1, steps: 20, tasksPerStep: 8, groupSize: 8,
   stdNorm: 'none', singletonGroups: 'reward', lossAggMode: 'seq-mean-token-mean', clipRatioLow: 0.2, clipRatioHigh: 0.2, clipRatioC: 3,
   klType: 'none', klCoef: 1e-4, lr: 1e-4, weightDecay: 0.01, gradClip: 1,
   temperature: 1, topP: 1, topK: 0, maxTurns: 30, reward: 'checklist', emptyPenalty: -0.1,
   errorReward: 'keep-completed-turns', judgeOn: 'transcript', realFraction: 0,
   microBatch: 8, evalEvery: 5, evalTasks: 16, evalK: 1, evalProbes: 16, checkpointEvery: 5,
+  dynamicSampling: true, maxRefills: 8, warmupSteps: 10,
 };
 
 /** Structured config validation: every problem, not just the first. */
@@ -97,7 +109,7 @@ export function validateTrainConfig(c: Partial<TrainConfig>): { ok: true; config
     if (typeof cfg[k] !== 'number' || !Number.isFinite(cfg[k]) || cfg[k] < 0) errors.push(`${k} must be a finite number ≥ 0 (got ${JSON.stringify(cfg[k])})`);
   }
   if (typeof cfg.clipRatioC !== 'number' || !Number.isFinite(cfg.clipRatioC) || cfg.clipRatioC <= 1) errors.push(`clipRatioC must be a finite number > 1 (dual-clip; got ${JSON.stringify(cfg.clipRatioC)})`);
-  for (const k of ['seed', 'topK', 'evalEvery', 'checkpointEvery'] as const) {
+  for (const k of ['seed', 'topK', 'evalEvery', 'checkpointEvery', 'maxRefills', 'warmupSteps'] as const) {
     if (!Number.isSafeInteger(cfg[k]) || cfg[k] < 0) errors.push(`${k} must be an integer ≥ 0 (got ${JSON.stringify(cfg[k])})`);
   }
   if (typeof cfg.topP !== 'number' || !(cfg.topP >= 0 && cfg.topP <= 1)) errors.push(`topP must be a number in [0, 1] (got ${JSON.stringify(cfg.topP)})`);
@@ -105,6 +117,7 @@ export function validateTrainConfig(c: Partial<TrainConfig>): { ok: true; config
   if (!['none', 'group', 'batch'].includes(cfg.stdNorm)) errors.push('stdNorm must be none | group | batch');
   if (!SINGLETON_RULES.includes(cfg.singletonGroups)) errors.push(`singletonGroups must be ${SINGLETON_RULES.join(' | ')}`);
   if (typeof cfg.emptyPenalty !== 'number' || !Number.isFinite(cfg.emptyPenalty) || cfg.emptyPenalty > 0) errors.push(`emptyPenalty must be a finite number ≤ 0 (it is added to a blank row's reward; got ${JSON.stringify(cfg.emptyPenalty)})`);
+  if (typeof cfg.dynamicSampling !== 'boolean') errors.push(`dynamicSampling must be true or false (got ${JSON.stringify(cfg.dynamicSampling)})`);
   if (!ERROR_REWARDS.includes(cfg.errorReward)) errors.push(`errorReward must be ${ERROR_REWARDS.join(' | ')} (got ${JSON.stringify(cfg.errorReward)})`);
   if (typeof cfg.realFraction !== 'number' || !(cfg.realFraction >= 0 && cfg.realFraction <= 1)) errors.push(`realFraction must be a number in [0, 1] (share of tool calls executed in the real environment; got ${JSON.stringify(cfg.realFraction)})`);
   if (!JUDGE_ON.includes(cfg.judgeOn)) errors.push(`judgeOn must be ${JUDGE_ON.join(' | ')} (got ${JSON.stringify(cfg.judgeOn)})`);
@@ -125,6 +138,20 @@ export interface StepMetrics {
   realCalls: number;
   loss: number; pgLoss: number; klLoss: number; ppoKl: number; clipfrac: number;
   entropy: number; gradNorm: number;
+  /** Groups rolled out this step, those whose K rewards differ (informative), and the refills among them. */
+  groups?: number; informativeGroups?: number; informativeShare?: number; refills?: number;
+  /** Mean trajectory reward of the rows of each trained role; null where the variant does not train the role. */
+  rewardActTrained?: number | null; rewardRehearseTrained?: number | null;
+  /** KL(policy ‖ initial policy), k3 estimator on the sampled tokens of the step's first packed batch. */
+  klToInit?: number | null;
+  /** ‖Δθ‖ / ‖θ‖ of this step's update (all parameters). */
+  updateRatio?: number;
+  /** The learning rate this step used (warmup). */
+  lr?: number;
+  /** Generations stopped by their token budget, per role. */
+  truncatedAct?: number; truncatedRehearse?: number;
+  /** Rows the update trained on (zero-advantage rows left out). */
+  updateRows?: number;
   rows: number; tokens: number; rolloutTokensPerS: number;
   secondsPerStep: number; rolloutSeconds: number; judgeSeconds: number; updateSeconds: number;
   skipped: boolean; note?: string;
@@ -155,7 +182,11 @@ export interface TrainerDeps {
   tokenizer: BPETokenizer;
   ids: { eos: number; pad: number };
   profile: PromptProfile;
-  trainTasks: (seeds: { step: number; count: number; seed: number }) => Task[];
+  /**
+   * The step's training tasks. `round` > 0 asks for refills of dynamic sampling (fresh draws, none of `exclude`).
+   * Deterministic in its arguments, so a resumed run draws the same tasks.
+   */
+  trainTasks: (seeds: { step: number; count: number; seed: number; round?: number; exclude?: ReadonlySet<string> }) => Task[];
   evalTasks: Task[];
   store?: CheckpointStore;
   runId: string;
@@ -229,11 +260,68 @@ export class GrpoTrainer {
     return this.cfg.reward === 'checklist' ? checklist : this.cfg.reward === 'outcome' ? outcome : 0.5 * (checklist + outcome);
   }
 
+  /** One rollout pass over `tasks` (K samples each) with the step's generators and settings. */
+  private async rolloutPass(tasks: Task[], round: number, gens: Awaited<ReturnType<GrpoTrainer['generators']>>, judge: RolloutJudge, progress: { gens: number; done: number; total: number }): Promise<Trajectory[]> {
+    const c = this.cfg;
+    const settings = rolloutSettings(this.deps.profile);
+    const nTraj = tasks.length * c.groupSize;
+    return rolloutGroups(tasks, c.groupSize, {
+      ...settings, mode: gens.mode, policy: gens.policy, simulator: gens.simulator, judge,
+      // Round 0 keeps the seed of runs from before dynamic sampling; refills get their own.
+      seed: round === 0 ? hashSeed('rollout', c.seed, this.step) : hashSeed('rollout', c.seed, this.step, 'refill', round),
+      act: { ...settings.act, temperature: c.temperature, topP: c.topP, topK: c.topK },
+      rehearse: { ...settings.rehearse, temperature: c.temperature, topP: c.topP, topK: c.topK },
+      limits: { ...settings.limits, maxAssistantTurns: c.maxTurns },
+      errorReward: c.errorReward, judgeOn: c.judgeOn,
+      realFraction: gens.mode === 'real' ? 0 : c.realFraction,
+      onRound: this.deps.onProgress && (({ round: r, live, requests }) => {
+        // Called before a round's generations: the earlier rounds' are done.
+        this.deps.onProgress!({ phase: 'rollout', step: this.step + 1, round: r, generations: progress.gens, trajectories: progress.total, finished: progress.done + nTraj - live });
+        progress.gens += requests;
+      }),
+    });
+  }
+
+  /**
+   * The step's groups: tasksPerStep tasks × K rollouts, then (dynamic sampling) refills of fresh tasks while fewer
+   * than tasksPerStep groups are informative (their K rewards differ), at most maxRefills extra groups.
+   */
+  private async collectGroups(gens: Awaited<ReturnType<GrpoTrainer['generators']>>, judge: RolloutJudge) {
+    const c = this.cfg;
+    const groups: { task: Task; trajs: Trajectory[]; informative: boolean; refill: boolean }[] = [];
+    const used = new Set<string>();
+    const progress = { gens: 0, done: 0, total: c.tasksPerStep * c.groupSize };
+    const run = async (tasks: Task[], round: number) => {
+      const trajs = await this.rolloutPass(tasks, round, gens, judge, progress);
+      progress.done += trajs.length;
+      tasks.forEach((task, i) => {
+        used.add(task.id);
+        const mine = trajs.slice(i * c.groupSize, (i + 1) * c.groupSize);
+        const r = mine.map((t) => this.trajectoryReward(t));
+        groups.push({ task, trajs: mine, informative: r.some((x) => Math.abs(x - r[0]) > 1e-9), refill: round > 0 });
+      });
+    };
+    await run(this.deps.trainTasks({ step: this.step, count: c.tasksPerStep, seed: c.seed }), 0);
+    let refills = 0;
+    for (let round = 1; c.dynamicSampling && refills < c.maxRefills; round++) {
+      const have = groups.filter((g) => g.informative).length;
+      if (have >= c.tasksPerStep) break;
+      // Ask for enough to fill the quota at the step's informative rate so far (at least the missing count).
+      const rate = Math.max(0.25, have / groups.length);
+      const want = Math.min(c.maxRefills - refills, Math.ceil((c.tasksPerStep - have) / rate));
+      const tasks = this.deps.trainTasks({ step: this.step, count: want, seed: c.seed, round, exclude: used });
+      if (tasks.length === 0) break;
+      progress.total += tasks.length * c.groupSize;
+      await run(tasks, round);
+      refills += tasks.length;
+    }
+    return { groups, refills };
+  }
+
   /** One GRPO step. Returns its metrics (also appended to history). */
   async trainStep(): Promise<StepMetrics> {
     const c = this.cfg;
     const t0 = now();
-    const tasks = this.deps.trainTasks({ step: this.step, count: c.tasksPerStep, seed: c.seed });
     const gens = await this.generators();
     let judgeMs = 0;
     const judge = this.deps.judge ?? checklistJudge;
@@ -241,31 +329,19 @@ export class GrpoTrainer {
       judgeTurn: (...a) => { const s = now(); const r = judge.judgeTurn(...a); judgeMs += now() - s; return r; },
     };
     if (judge.judgeEpisode) timed.judgeEpisode = (...a) => { const s = now(); const r = judge.judgeEpisode!(...a); judgeMs += now() - s; return r; };
-    const settings = rolloutSettings(this.deps.profile);
-    const nTraj = tasks.length * c.groupSize;
-    let roundGens = 0;
-    const trajs = await rolloutGroups(tasks, c.groupSize, {
-      ...settings, mode: gens.mode, policy: gens.policy, simulator: gens.simulator, judge: timed,
-      seed: hashSeed('rollout', c.seed, this.step),
-      act: { ...settings.act, temperature: c.temperature, topP: c.topP, topK: c.topK },
-      rehearse: { ...settings.rehearse, temperature: c.temperature, topP: c.topP, topK: c.topK },
-      limits: { ...settings.limits, maxAssistantTurns: c.maxTurns },
-      errorReward: c.errorReward, judgeOn: c.judgeOn,
-      realFraction: gens.mode === 'real' ? 0 : c.realFraction,
-      onRound: this.deps.onProgress && (({ round, live, requests }) => {
-        // Called before a round's generations: the earlier rounds' are done.
-        this.deps.onProgress!({ phase: 'rollout', step: this.step + 1, round, generations: roundGens, trajectories: nTraj, finished: nTraj - live });
-        roundGens += requests;
-      }),
-    });
-    await gens.release();
+    let collected;
+    try { collected = await this.collectGroups(gens, timed); } finally { await gens.release(); }
+    const { groups, refills } = collected;
+    const trajs = groups.flatMap((g) => g.trajs);
+    // The update's groups: all of them without dynamic sampling; with it, the informative ones (in draw order).
+    const kept = c.dynamicSampling ? groups.filter((g) => g.informative) : groups;
     const t1 = now();
 
     // Rows → rewards → advantages (only the roles this variant trains).
     const trainRoles = new Set(this.variant.trainRoles);
     const rows: { traj: Trajectory; row: Trajectory['rows'][number] }[] = [];
     const adv: AdvRow[] = [];
-    for (const [ti, t] of trajs.entries()) {
+    for (const [ti, t] of kept.flatMap((g) => g.trajs).entries()) {
       const R = this.trajectoryReward(t);
       for (const row of t.rows) {
         if (!trainRoles.has(row.role)) continue;
@@ -278,20 +354,27 @@ export class GrpoTrainer {
     const stats = roleStats(adv, advantages);
 
     // Update each model on its rows.
-    let loss = 0, pg = 0, kl = 0, ppoKl = 0, clip = 0, ent = 0, gradNorm = 0, tokens = 0, skipped = false;
+    const lr = c.warmupSteps > 0 ? c.lr * Math.min(1, (this.step + 1) / c.warmupSteps) : c.lr;
+    let loss = 0, pg = 0, kl = 0, ppoKl = 0, clip = 0, ent = 0, gradNorm = 0, tokens = 0, skipped = false, updateRows = 0;
+    let klInit: number | null = null, ratio = 0;
     const notes: string[] = [];
     for (const [pi, p] of this.policies.entries()) {
       const mine = rows.map((r, i) => ({ ...r, adv: advantages[i] })).filter((r) => p.role === 'both' || r.row.role === p.role);
       this.deps.onProgress?.({ phase: 'update', step: this.step + 1, model: pi + 1, models: this.policies.length, rows: mine.length });
-      const u = await this.update(p.model, mine);
+      const u = await this.update(p.model, mine, lr, pi);
       loss += u.loss; pg += u.pg; kl += u.kl; ppoKl += u.ppoKl; clip += u.clip; ent += u.entropy; tokens += u.tokens;
       gradNorm = Math.max(gradNorm, u.gradNorm);
+      updateRows += u.rows;
+      if (u.klToInit !== undefined && pi === 0) klInit = u.klToInit;
+      ratio = Math.max(ratio, u.updateRatio ?? 0);
       if (u.skipped) { skipped = true; notes.push(u.note!); }
     }
     const n = this.policies.length;
     const t2 = now();
     const fid = batchFidelity(trajs).overall;
     const genTokens = trajs.reduce((s, t) => s + t.rows.reduce((a, r) => a + r.outputIds.length, 0), 0);
+    const trunc = truncatedRows(trajs);
+    const informative = groups.filter((g) => g.informative).length;
     const m: StepMetrics = {
       step: this.step + 1,
       reward: mean(trajs.map((t) => this.trajectoryReward(t))),
@@ -301,6 +384,11 @@ export class GrpoTrainer {
       fidelityF1: fid.meanF1, fidelityExact: fid.exactRate,
       realCalls: trajs.reduce((s, t) => s + (t.realCalls ?? 0), 0),
       loss: loss / n, pgLoss: pg / n, klLoss: kl / n, ppoKl: ppoKl / n, clipfrac: clip / n, entropy: ent / n, gradNorm,
+      groups: groups.length, informativeGroups: informative, informativeShare: groups.length ? informative / groups.length : 0, refills,
+      rewardActTrained: trainRoles.has('act') ? roleReward(trajs, 'act', (t) => this.trajectoryReward(t)) : null,
+      rewardRehearseTrained: trainRoles.has('rehearse') ? roleReward(trajs, 'rehearse', (t) => this.trajectoryReward(t)) : null,
+      klToInit: klInit, updateRatio: ratio, lr,
+      truncatedAct: trunc.act, truncatedRehearse: trunc.rehearse, updateRows,
       rows: rows.length, tokens, rolloutTokensPerS: genTokens / Math.max(1e-3, (t1 - t0) / 1000),
       secondsPerStep: (t2 - t0) / 1000, rolloutSeconds: (t1 - t0 - judgeMs) / 1000, judgeSeconds: judgeMs / 1000, updateSeconds: (t2 - t1) / 1000,
       skipped, note: notes.length ? notes.join('; ') : undefined,
@@ -311,19 +399,32 @@ export class GrpoTrainer {
     return m;
   }
 
-  /** The GRPO update (src/rl/update.ts: packed rows, shared prefixes computed once). */
-  private async update(model: Model, rows: { row: Trajectory['rows'][number]; adv: number }[]) {
+  /** The GRPO update (src/rl/update.ts: packed rows, shared prefixes computed once), with its diagnostics. */
+  private async update(model: Model, rows: { row: Trajectory['rows'][number]; adv: number }[], lr: number, policyIndex: number) {
     const c = this.cfg;
-    const u = await grpoUpdate(model, rows.map((r) => ({ promptIds: r.row.promptIds, outputIds: r.row.outputIds, logprobs: r.row.logprobs, adv: r.adv })), {
+    // With KL off a zero-advantage row adds nothing to the loss's gradient; it still counts in the aggregation's
+    // divisor (aggRows), so leaving it out changes no gradient, only the work.
+    const usable = usableRows(rows.map((r) => r.row), this.deps.config.max_position_embeddings);
+    // When every advantage is zero the whole step still runs (AdamW's decay and momentum move the weights; the
+    // non-finite guard sees the loss), exactly as before rows were skipped.
+    const nonZero = rows.filter((r) => r.adv !== 0);
+    const live = c.klType === 'none' && nonZero.length > 0 ? nonZero : rows;
+    this.initModels[policyIndex] ??= new Model(this.deps.config, this.deps.runtime, this.frozen);
+    const before = snapshotNorms(model.params);
+    const u = await grpoUpdate(model, live.map((r) => ({ promptIds: r.row.promptIds, outputIds: r.row.outputIds, logprobs: r.row.logprobs, adv: r.adv })), {
       lossAggMode: c.lossAggMode, klType: c.klType, clipRatioLow: c.clipRatioLow, clipRatioHigh: c.clipRatioHigh, clipRatioC: c.clipRatioC,
-      klCoef: c.klCoef, lr: c.lr, pad: this.deps.ids.pad, maxContext: this.deps.config.max_position_embeddings,
-    }, this.ref);
+      klCoef: c.klCoef, lr, pad: this.deps.ids.pad, maxContext: this.deps.config.max_position_embeddings,
+      aggregate: live.length < rows.length ? { rows: usable.length, tokens: usable.reduce((a, r) => a + r.outputIds.length, 0) } : undefined,
+    }, this.ref, this.initModels[policyIndex]);
     if (u.skipped) {
       u.note = `non-finite loss or gradient at step ${this.step + 1}: update skipped, weights unchanged`;
       this.deps.log?.(u.note);
     }
-    return u;
+    return { ...u, updateRatio: updateRatio(before, model.params) };
   }
+
+  /** Frozen copies of the initial weights per policy, for the KL-to-initial diagnostic. */
+  private initModels: Model[] = [];
 
   async evaluate(): Promise<EvalMetrics> {
     const policy = await this.sampler(this.policyFor('act').params, 'eval-policy');
@@ -420,6 +521,27 @@ export class GrpoTrainer {
   rehearseParams(): Params { return this.policyFor('rehearse').params; }
   /** The starting weights, never trained: the frozen simulator of 'grpo-simulator' and the KL reference. */
   frozenParams(): Params { return this.frozen; }
+}
+
+/** Per-parameter copies are not needed for ‖Δθ‖: keep the flat values once (0.7M floats for the starters). */
+function snapshotNorms(p: Params): { values: Float32Array[]; norm: number } {
+  const values = Object.values(p).map((v) => v.slice());
+  let s = 0;
+  for (const v of values) for (let i = 0; i < v.length; i++) s += v[i] * v[i];
+  return { values, norm: Math.sqrt(s) };
+}
+
+function updateRatio(before: { values: Float32Array[]; norm: number }, after: Params): number {
+  let d = 0;
+  Object.values(after).forEach((v, j) => { const b = before.values[j]; for (let i = 0; i < v.length; i++) d += (v[i] - b[i]) ** 2; });
+  return before.norm > 0 ? Math.sqrt(d) / before.norm : 0;
+}
+
+/** Mean reward of a role's rows over trajectories (a row carries its trajectory's reward); null without rows. */
+function roleReward(trajs: Trajectory[], role: Role, rewardOf: (t: Trajectory) => number): number | null {
+  let s = 0, n = 0;
+  for (const t of trajs) { const k = t.rows.filter((r) => r.role === role && !r.frozen).length; s += k * rewardOf(t); n += k; }
+  return n ? s / n : null;
 }
 
 function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }

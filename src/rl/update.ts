@@ -30,6 +30,12 @@ export interface UpdateSettings {
   sharePrefixes?: boolean;
   /** Compute logits only at trained positions (packing.ts packedCalls `select`; default false). */
   scoreOnlyTrained?: boolean;
+  /**
+   * Divisors of the aggregation when rows were left out before the call (zero-advantage rows of dynamic
+   * sampling): the step's full row and output-token counts, so the loss and its gradient are those of the
+   * whole step. Default: the rows given.
+   */
+  aggregate?: { rows: number; tokens: number };
 }
 
 export interface UpdateStats {
@@ -46,10 +52,14 @@ export interface UpdateStats {
   packLength?: number;
 }
 
-export interface UpdateResult extends UpdateStats { gradNorm: number; skipped: boolean; note?: string }
+export interface UpdateResult extends UpdateStats {
+  gradNorm: number; skipped: boolean; note?: string;
+  /** KL(policy ‖ initial), k3 estimator over the trained tokens of the first packed batch (when an initial model is given). */
+  klToInit?: number;
+}
 
 /** Rows the update can train: at least one output token, and prompt + output within the context. */
-export function usableRows<R extends UpdateRow>(rows: R[], maxContext: number): R[] {
+export function usableRows<R extends Pick<UpdateRow, 'promptIds' | 'outputIds'>>(rows: R[], maxContext: number): R[] {
   return rows.filter((r) => r.outputIds.length > 0 && r.promptIds.length + r.outputIds.length <= maxContext);
 }
 
@@ -61,8 +71,8 @@ export function usableRows<R extends UpdateRow>(rows: R[], maxContext: number): 
  *   implementation gets from token-mean on micro-batches of one row;
  * - seq-mean-token-sum: 1/R; seq-mean-token-sum-norm: 1/normBy.
  */
-export function tokenWeights(outputLengths: number[], mode: AggMode, normBy: number): number[] {
-  const R = outputLengths.length, N = outputLengths.reduce((s, n) => s + n, 0);
+export function tokenWeights(outputLengths: number[], mode: AggMode, normBy: number, aggregate?: { rows: number; tokens: number }): number[] {
+  const R = aggregate?.rows ?? outputLengths.length, N = aggregate?.tokens ?? outputLengths.reduce((s, n) => s + n, 0);
   return outputLengths.map((n) => {
     switch (mode) {
       case 'token-mean': return 1 / Math.max(N, 1);
@@ -74,9 +84,9 @@ export function tokenWeights(outputLengths: number[], mode: AggMode, normBy: num
 }
 
 /** Loss, metrics and summed gradients over the rows, without updating the model. */
-export async function grpoGradients(model: Model, rowsIn: UpdateRow[], s: UpdateSettings, ref?: Model): Promise<{ grads: Params; stats: UpdateStats }> {
+export async function grpoGradients(model: Model, rowsIn: UpdateRow[], s: UpdateSettings, ref?: Model, init?: Model): Promise<{ grads: Params; stats: UpdateStats & { klToInit?: number } }> {
   const rows = usableRows(rowsIn, s.maxContext);
-  const stats: UpdateStats = { loss: 0, pg: 0, kl: 0, ppoKl: 0, clip: 0, entropy: 0, tokens: 0, rows: rows.length, processedTokens: 0, usefulTokens: 0, graphCalls: 0 };
+  const stats: UpdateStats & { klToInit?: number } = { loss: 0, pg: 0, kl: 0, ppoKl: 0, clip: 0, entropy: 0, tokens: 0, rows: rows.length, processedTokens: 0, usefulTokens: 0, graphCalls: 0 };
   const grads: Params = {};
   if (rows.length === 0) return { grads, stats };
   const inputs = rows.map((r) => {
@@ -86,7 +96,7 @@ export async function grpoGradients(model: Model, rowsIn: UpdateRow[], s: Update
   });
   const { packing, capacity: cap } = packAuto(inputs, modelDims(model.cfg), { capacity: s.packLength, share: s.sharePrefixes ?? true, pad: s.pad });
   stats.packLength = cap;
-  const weights = tokenWeights(rows.map((r) => r.outputIds.length), s.lossAggMode, s.maxContext);
+  const weights = tokenWeights(rows.map((r) => r.outputIds.length), s.lossAggMode, s.maxContext, s.aggregate);
   const N = rows.reduce((a, r) => a + r.outputIds.length, 0);
   stats.tokens = N;
   stats.usefulTokens = packing.positions;
@@ -115,6 +125,13 @@ export async function grpoGradients(model: Model, rowsIn: UpdateRow[], s: Update
     }
     batch.advantages = advantages; batch.oldLogprobs = oldLogprobs;
     if (ref && s.klType !== 'none') batch.refLogprobs = (await ref.score(batch)).logprobs;
+    if (init && c === 0) {
+      // Diagnostic only: how far the sampling policy has moved from the initial one, on these sampled tokens.
+      const lp0 = (await init.score(batch)).logprobs;
+      let klSum = 0;
+      for (const { x } of perCall[c]) { const d = lp0[x] - oldLogprobs[x]; klSum += Math.exp(d) - 1 - d; }
+      stats.klToInit = perCall[c].length ? klSum / perCall[c].length : 0;
+    }
     const out = await model.computeGrads(batch, loss, hyper);
     for (const [k, v] of Object.entries(out.grads)) {
       const acc = (grads[k] ??= new Float32Array(v.length));
@@ -131,8 +148,8 @@ export async function grpoGradients(model: Model, rowsIn: UpdateRow[], s: Update
 }
 
 /** grpoGradients, a NaN/Inf guard, then one AdamW step (skipped, weights unchanged, when not finite). */
-export async function grpoUpdate(model: Model, rows: UpdateRow[], s: UpdateSettings, ref?: Model): Promise<UpdateResult> {
-  const { grads, stats } = await grpoGradients(model, rows, s, ref);
+export async function grpoUpdate(model: Model, rows: UpdateRow[], s: UpdateSettings, ref?: Model, init?: Model): Promise<UpdateResult> {
+  const { grads, stats } = await grpoGradients(model, rows, s, ref, init);
   const res: UpdateResult = { ...stats, gradNorm: 0, skipped: false };
   if (stats.rows === 0) return res;
   // A poisoned update would destroy the weights and the optimizer moments.

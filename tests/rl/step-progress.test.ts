@@ -13,7 +13,7 @@ describe('trainer: progress inside a step', () => {
   let folder: ModelFolder;
   beforeAll(async () => { folder = await loadModelFolder('models/envace-tiny'); });
   const trainer = (over: Partial<TrainConfig>, onProgress: (p: StepProgress) => void) => new GrpoTrainer({
-    ...DEFAULT_TRAIN_CONFIG, seed: 2, tasksPerStep: 2, groupSize: 2, maxTurns: 3, microBatch: 8, evalTasks: 1, checkpointEvery: 0, ...over,
+    ...DEFAULT_TRAIN_CONFIG, seed: 2, tasksPerStep: 2, groupSize: 2, maxTurns: 3, microBatch: 8, evalTasks: 1, checkpointEvery: 0, dynamicSampling: false, ...over,
   }, {
     runtime: nodeRuntime(), config: folder.config, params: folder.params, tokenizer: folder.tokenizer, ids: folder.ids,
     profile: profileFromConfig(folder.rawConfig),

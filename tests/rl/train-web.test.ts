@@ -14,7 +14,7 @@ describe('built-in tiny model', () => {
     const b = await buildTinyFolder({ world: 'files', seed: 3, maxNewTokens: 6 });
     expect(Array.from(a.params['lm_head.weight']!)).toEqual(Array.from(b.params['lm_head.weight']!));
     expect(a.tokenizerJson).toEqual(b.tokenizerJson);
-    const t = makeTrainer(a, nodeRuntime(), { world: 'files', steps: 1, tasksPerStep: 1, groupSize: 2, maxTurns: 2, microBatch: 4, evalTasks: 1 }, { runId: 't' });
+    const t = makeTrainer(a, nodeRuntime(), { world: 'files', steps: 1, tasksPerStep: 1, groupSize: 2, maxTurns: 2, microBatch: 4, evalTasks: 1, dynamicSampling: false }, { runId: 't' });
     const m = await t.trainStep();
     // Rows exist only when prompt + output fit the 1024-token context.
     expect(m.rows).toBeGreaterThan(0);

@@ -31,7 +31,7 @@ function spreadJudge(scores = [0.2, 0.9, 0.5, 0.7]): RolloutJudge {
 
 function trainer(over: Partial<TrainConfig>, judge: RolloutJudge = spreadJudge(), profile: PromptProfile = profileFromConfig(folder.rawConfig)): GrpoTrainer {
   const cfg: TrainConfig = {
-    ...DEFAULT_TRAIN_CONFIG, seed: 1, tasksPerStep: 1, groupSize: 3, maxTurns: 3, microBatch: 8,
+    ...DEFAULT_TRAIN_CONFIG, seed: 1, tasksPerStep: 1, groupSize: 3, maxTurns: 3, microBatch: 8, dynamicSampling: false, warmupSteps: 0,
     evalTasks: 1, checkpointEvery: 0, weightDecay: 0, lr: 1e-3, ...over,
   };
   return new GrpoTrainer(cfg, {

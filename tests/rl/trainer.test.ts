@@ -23,7 +23,8 @@ const profile: PromptProfile = { ...TINY_PROFILE, act: { maxNewTokens: 12 }, reh
 const ids = { eos: tokenizer.json.added_tokens.find((t) => t.content === '<|end|>')!.id, pad: 0 };
 
 function trainer(over: Partial<TrainConfig>, store = new MemoryCheckpointStore(), params = initParams(cfg, 3)) {
-  const c = { ...DEFAULT_TRAIN_CONFIG, tasksPerStep: 2, groupSize: 2, maxTurns: 2, microBatch: 4, evalTasks: 1, checkpointEvery: 0, lr: 1e-2, ...over };
+  // Update mechanics on every group (dynamic sampling has its own tests: random tiny models earn equal rewards).
+  const c = { ...DEFAULT_TRAIN_CONFIG, tasksPerStep: 2, groupSize: 2, maxTurns: 2, microBatch: 4, evalTasks: 1, checkpointEvery: 0, lr: 1e-2, dynamicSampling: false, warmupSteps: 0, ...over };
   return new GrpoTrainer(c, {
     runtime: nodeRuntime(), config: cfg, params, tokenizer, ids, profile,
     trainTasks: ({ step, count }) => Array.from({ length: count }, (_, i) => tasks[(step * count + i) % tasks.length]),
