@@ -1,8 +1,12 @@
 // npm run fuzz -- [--cases 10000] [--seed 1] [--surface act-output,url-hash] [--case-timeout-ms 2000] [--json]
 //
 // Malformed and adversarial inputs for every surface a user or a model can reach (src/bench/fuzz), per
-// surface: cases, crashes (an exception escaping the documented error type), hangs (over the per-case time
-// limit) and the distinct outcome/error codes seen. Exit status 1 when any surface crashed or hung.
+// surface: cases, crashes (an exception escaping the documented error type, an unhandled rejection, a dead
+// worker), hangs (no progress within the per-case time limit), violations (a promised property broken: a
+// config accepted with NaN, a lossy tokenizer loaded, a URL state changed by a round trip) and the distinct
+// outcome/error codes seen. Exit status 1 when any surface crashed, hung or violated.
+// Each surface runs in a worker thread under a watchdog (src/bench/fuzz/isolate.ts): a case stuck in a
+// synchronous loop is named and the run goes on after it; `--in-process` runs on this thread instead.
 // The URL and CLI surfaces live here because they parse what the app and the CLIs read (pure functions).
 
 import { fileURLToPath } from 'node:url';
@@ -17,6 +21,8 @@ import { bfclToolSurface, builtinToolSurface, tau2ToolSurface } from '../bench/f
 import { CliArgsError, cliArgs, defineCli, parseCliArgs } from './args';
 import { CLI_DEFS } from './defs';
 import { progress } from './util';
+import { FuzzViolation } from '../bench/fuzz/harness';
+import { runSurfaceIsolated } from '../bench/fuzz/isolate';
 
 const KEYS = Object.keys(SCHEMA);
 
@@ -43,7 +49,7 @@ function sameSettings(a: Record<string, unknown>, b: Record<string, unknown>): b
 
 export const urlSurface: Surface<string> = {
   name: 'url-params',
-  about: 'URL hash (#/page?key=value) and query (?backend=&threads=) through parseHash/parseQuery (pure; invalid values are ignored and listed, never thrown); the parsed state must survive toHash → parseHash unchanged',
+  about: 'URL hash (#/page?key=value) and query (?backend=&threads=) through parseHash/parseQuery (pure; invalid values are ignored and listed, never thrown); the parsed state must survive toHash → parseHash unchanged (violation round-trip-changed)',
   generate: (r) => (r.bool(0.8) ? urlText(r) : `?backend=${enc(r.pick(['webgpu', 'wasm', 'auto', 'WEBGPU', '', randomString(r, 6)]))}&threads=${enc(r.pick(['1', '64', '65', '0', '-1', '2.5', 'x', '']))}`),
   run(text) {
     if (text.startsWith('?')) {
@@ -53,7 +59,7 @@ export const urlSurface: Surface<string> = {
     const h = parseHash(text);
     const back = parseHash(toHash(h));
     if (back.page !== h.page || !sameSettings(back.settings as Record<string, unknown>, h.settings as Record<string, unknown>) || back.ignored.length) {
-      throw new Error(`round trip changed the state: ${toHash(h)}`);
+      throw new FuzzViolation('round-trip-changed', `round trip changed the state: ${toHash(h)}`);
     }
     if (!h.ignored.length) return 'ok';
     const why = h.ignored[0].why;
@@ -99,42 +105,51 @@ export function allSurfaces(): Surface<any>[] {
 
 export const FUZZ_CLI = defineCli({
   name: 'fuzz',
-  summary: 'Malformed and adversarial inputs for every surface; per surface: cases, crashes, hangs, distinct codes.',
+  summary: 'Malformed and adversarial inputs for every surface; per surface: cases, crashes, hangs, violations, distinct codes.',
   options: {
     cases: { type: 'int', default: 10000, min: 1, help: 'cases per surface' },
     seed: { type: 'int', default: 1, min: 0, help: 'seed (each surface derives its own stream from it)' },
     surface: { type: 'list', choices: allSurfaces().map((s) => s.name), help: 'only these surfaces' },
-    'case-timeout-ms': { type: 'int', default: 2000, min: 1, help: 'a case over this is a hang' },
+    'case-timeout-ms': { type: 'int', default: 2000, min: 1, help: 'a case without progress for this long is a hang' },
+    'in-process': { type: 'boolean', help: 'run the cases on this thread (no watchdog: a synchronous infinite loop stops the run)' },
     json: { type: 'boolean', help: 'one JSON object on stdout' },
   },
 });
 
 async function main(): Promise<void> {
   const a = cliArgs(FUZZ_CLI);
+  // A rejection nobody handled on this thread is a failure of the run, not a warning.
+  let unhandled = 0;
+  process.on('unhandledRejection', (e) => { unhandled++; process.stderr.write(`fuzz: unhandled rejection: ${e instanceof Error ? e.stack : String(e)}\n`); });
   const surfaces = allSurfaces().filter((s) => !a.surface || a.surface.includes(s.name));
   const bar = progress(surfaces.length, 'fuzz');
   const reports: SurfaceReport[] = [];
   const t0 = Date.now();
   for (const s of surfaces) {
-    reports.push(await runSurface(s, { cases: a.cases, seed: a.seed, caseTimeoutMs: a['case-timeout-ms'] }));
+    const o = { cases: a.cases, seed: a.seed, caseTimeoutMs: a['case-timeout-ms'] };
+    reports.push(a['in-process'] ? await runSurface(s, o)
+      : await runSurfaceIsolated(s.name, s.about, { ...o, registry: import.meta.url, exportName: 'allSurfaces' }));
     const r = reports[reports.length - 1];
-    bar.tick(`${s.name}: ${r.crashes} crashes, ${r.hangs} hangs`);
+    bar.tick(`${s.name}: ${r.crashes} crashes, ${r.hangs} hangs, ${r.violations} violations`);
   }
   bar.done();
-  const totals = { surfaces: reports.length, cases: reports.reduce((n, r) => n + r.cases, 0), crashes: reports.reduce((n, r) => n + r.crashes, 0), hangs: reports.reduce((n, r) => n + r.hangs, 0) };
+  const sum = (f: (r: SurfaceReport) => number) => reports.reduce((n, r) => n + f(r), 0);
+  const totals = { surfaces: reports.length, cases: sum((r) => r.cases), crashes: sum((r) => r.crashes), hangs: sum((r) => r.hangs),
+    violations: sum((r) => r.violations), unhandledRejections: sum((r) => r.unhandledRejections) + unhandled };
   if (a.json) {
     process.stdout.write(`${JSON.stringify({ seed: a.seed, casesPerSurface: a.cases, caseTimeoutMs: a['case-timeout-ms'], seconds: (Date.now() - t0) / 1000, totals,
       surfaces: reports.map((r) => ({ ...r, distinctCodes: Object.keys(r.codes).length })) }, null, 2)}\n`);
   } else {
     for (const r of reports) {
       const codes = Object.entries(r.codes).sort((x, y) => y[1] - x[1]);
-      process.stdout.write(`${r.surface}: ${r.cases} cases, ${r.crashes} crashes, ${r.hangs} hangs, ${codes.length} distinct codes (${(r.ms / 1000).toFixed(1)} s)\n`);
+      process.stdout.write(`${r.surface}: ${r.cases} cases, ${r.crashes} crashes, ${r.hangs} hangs, ${r.violations} violations, ${codes.length} distinct codes (${(r.ms / 1000).toFixed(1)} s)\n`);
       process.stdout.write(`  ${codes.slice(0, 12).map(([c, n]) => `${c}=${n}`).join('  ')}${codes.length > 12 ? '  …' : ''}\n`);
-      for (const x of r.examples) process.stdout.write(`  case ${x.case}: ${x.error}\n    input ${x.input}\n`);
+      if (r.violations) process.stdout.write(`  violations: ${Object.entries(r.violationCodes).map(([c, n]) => `${c}=${n}`).join('  ')}\n`);
+      for (const x of r.examples) process.stdout.write(`  ${x.kind} at case ${x.case}: ${x.error}\n    input ${x.input}\n`);
     }
-    process.stdout.write(`total: ${totals.cases} cases, ${totals.crashes} crashes, ${totals.hangs} hangs\n`);
+    process.stdout.write(`total: ${totals.cases} cases, ${totals.crashes} crashes, ${totals.hangs} hangs, ${totals.violations} violations${totals.unhandledRejections ? ` (${totals.unhandledRejections} unhandled rejections)` : ''}\n`);
   }
-  if (totals.crashes || totals.hangs) process.exitCode = 1;
+  if (totals.crashes || totals.hangs || totals.violations || unhandled) process.exitCode = 1;
 }
 
 const isMain = !!process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1]);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runSurface, type Surface } from '../../src/bench/fuzz/harness';
+import { FuzzRng, mutateValue, randomValue, setOwn } from '../../src/bench/fuzz/gen';
+import { fuzzArguments } from '../../src/bench/fuzz/tools';
 import { allSurfaces } from '../../src/cli/fuzz';
 
 // A fixed-seed slice of `npm run fuzz`: every surface, 150 cases each. The full run is 10,000 per surface.
@@ -38,6 +40,43 @@ describe('fuzz harness', () => {
   });
 });
 
+describe('generator', () => {
+  /** Objects anywhere inside v that hold an own key k. */
+  const ownKeyCount = (v: unknown, k: string): number => {
+    if (!v || typeof v !== 'object') return 0;
+    return (Array.isArray(v) ? 0 : Number(Object.hasOwn(v, k))) + Object.values(v).reduce((n: number, x) => n + ownKeyCount(x, k), 0);
+  };
+
+  it("makes own '__proto__' keys (an assignment would set the prototype: 6 in 200,000 values before), and they survive JSON", () => {
+    const r = new FuzzRng(7);
+    let own = 0; let json = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const v = randomValue(r, 3);
+      own += ownKeyCount(v, '__proto__');
+      json += ownKeyCount(JSON.parse(JSON.stringify(v) ?? 'null'), '__proto__');
+    }
+    expect(own).toBeGreaterThan(200);
+    expect(json).toBeGreaterThan(200); // fewer than `own`: JSON drops keys whose value is undefined
+    let mutated = 0;
+    for (let i = 0; i < 5000; i++) mutated += ownKeyCount(mutateValue(r, { a: { b: 1 }, c: [1, { d: 2 }] }), '__proto__');
+    expect(mutated).toBeGreaterThan(20);
+    let args = 0;
+    const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
+    for (let i = 0; i < 5000; i++) args += ownKeyCount(fuzzArguments(r, schema), '__proto__');
+    expect(args).toBeGreaterThan(20);
+  });
+
+  it('setOwn sets an own property for every key, __proto__ included, and leaves the prototype alone', () => {
+    const o = setOwn({}, '__proto__', { polluted: true });
+    expect(Object.getPrototypeOf(o)).toBe(Object.prototype);
+    expect(Object.keys(o)).toEqual(['__proto__']);
+    expect(JSON.stringify(o)).toBe('{"__proto__":{"polluted":true}}');
+    const plain: Record<string, unknown> = {};
+    plain['__proto__'] = { polluted: true };
+    expect(Object.keys(plain)).toEqual([]); // what the generator used to do
+  });
+});
+
 describe(`every surface, ${CASES} fixed-seed cases`, () => {
   const names = allSurfaces().map((s) => s.name);
   it('covers the surfaces the issue names', () => {
@@ -51,6 +90,7 @@ describe(`every surface, ${CASES} fixed-seed cases`, () => {
       expect(r.examples).toEqual([]);
       expect(r.crashes).toBe(0);
       expect(r.hangs).toBe(0);
+      expect(r.violations).toBe(0);
       expect(r.cases).toBe(CASES);
       // the generator reaches both accepted and rejected inputs, not one error path over and over
       expect(Object.keys(r.codes).length).toBeGreaterThan(2);

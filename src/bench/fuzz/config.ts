@@ -3,7 +3,7 @@
 
 import { DEFAULT_TRAIN_CONFIG, validateTrainConfig, type TrainConfig } from '../../rl/trainer';
 import { FuzzRng, mutateValue, NASTY_STRINGS, randomString, randomValue } from './gen';
-import type { Surface } from './harness';
+import { FuzzViolation, type Surface } from './harness';
 import { messageKey } from './agent';
 
 /** Values a config field must never be accepted with, whatever the field. */
@@ -17,7 +17,7 @@ function acceptedBad(c: TrainConfig): string | null {
 
 export const trainConfigSurface: Surface<unknown> = {
   name: 'train-config',
-  about: 'training configs (JSON) through validateTrainConfig (problems are returned as a list; any throw is a crash; an accepted config with a non-finite or mistyped field is reported as code accepted-bad:<field>)',
+  about: 'training configs (JSON) through validateTrainConfig (problems are returned as a list; any throw is a crash; an accepted config with a non-finite or mistyped field is a violation accepted-bad:<field>)',
   generate(r: FuzzRng) {
     switch (r.int(8)) {
       case 0: return randomValue(r, 3);
@@ -34,6 +34,7 @@ export const trainConfigSurface: Surface<unknown> = {
     const v = validateTrainConfig(c as Partial<TrainConfig>);
     if (!v.ok) return `invalid:${messageKey(v.errors[0])}`;
     const bad = acceptedBad(v.config);
-    return bad ? `accepted-bad:${bad}` : 'ok';
+    if (bad) throw new FuzzViolation(`accepted-bad:${bad}`, `validateTrainConfig accepted ${bad} = ${JSON.stringify((v.config as unknown as Record<string, unknown>)[bad]) ?? 'undefined'}`);
+    return 'ok';
   },
 };

@@ -27,6 +27,24 @@ export const NASTY_STRINGS: readonly string[] = [
   '${x}', '%s%n', '../../etc/passwd', 'a'.repeat(1000),
 ];
 
+/** Names every plain object inherits: as data keys they have broken `in` checks and plain-object maps before. */
+export const PROTO_KEYS: readonly string[] = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'prototype'];
+
+/**
+ * Sets an own property, whatever the key: `o[k] = v` with k = '__proto__' would set the prototype instead
+ * (which is how the generator once made 6 own '__proto__' keys in 200,000 values).
+ */
+export function setOwn<T extends object>(o: T, k: string, v: unknown): T {
+  Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  return o;
+}
+
+/** A key for a generated object: mostly random text, often a nasty string or an inherited name. */
+export function randomKey(r: FuzzRng): string {
+  const k = r.next();
+  return k < 0.7 ? randomString(r, 8) : k < 0.85 ? r.pick(NASTY_STRINGS) : r.pick(PROTO_KEYS);
+}
+
 const ALPHABET = 'abcxyz019 _-.,:;"\'{}[]()<>/\\\n\t#@é🙂\u0000';
 
 export function randomString(r: FuzzRng, maxLen = 40): string {
@@ -56,7 +74,7 @@ export function randomValue(r: FuzzRng, depth = 3): unknown {
     case 8: return Array.from({ length: r.int(5) }, () => randomValue(r, depth - 1));
     default: {
       const o: Record<string, unknown> = {};
-      for (let i = r.int(5); i > 0; i--) o[r.bool(0.8) ? randomString(r, 8) : r.pick(NASTY_STRINGS)] = randomValue(r, depth - 1);
+      for (let i = r.int(5); i > 0; i--) setOwn(o, randomKey(r), randomValue(r, depth - 1));
       return o;
     }
   }
@@ -103,8 +121,8 @@ export function mutateValue(r: FuzzRng, v: unknown, depth = 0): unknown {
   }
   const o = { ...(v as Record<string, unknown>) };
   const keys = Object.keys(o);
-  if (!keys.length || r.bool(0.15)) { o[r.bool() ? randomString(r, 8) : r.pick(NASTY_STRINGS)] = randomValue(r, 2); return o; }
+  if (!keys.length || r.bool(0.15)) return setOwn(o, randomKey(r), randomValue(r, 2));
   const k = r.pick(keys);
-  if (r.bool(0.2)) delete o[k]; else o[k] = mutateValue(r, o[k], depth + 1);
+  if (r.bool(0.2)) delete o[k]; else setOwn(o, k, mutateValue(r, o[k], depth + 1));
   return o;
 }

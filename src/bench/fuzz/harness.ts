@@ -1,9 +1,13 @@
 // The fuzz harness: generate cases for one input surface, run each, and sort the outcome into
 //   - a code (the surface's own result kind or documented error code),
-//   - a crash (an exception that is not the surface's documented error type), or
-//   - a hang (a case over the per-case time limit; async cases are also abandoned at the limit).
-// Synchronous code cannot be interrupted from the same thread, so a sync case is timed after the fact:
-// a true infinite loop would stop the run itself, which is as visible as a hang can be.
+//   - a crash (an exception that is not the surface's documented error type),
+//   - a violation (the surface ran, but broke a property it promises: a config accepted with NaN, a loaded
+//     tokenizer that does not round-trip, a URL state that changes on a round trip; thrown as FuzzViolation), or
+//   - a hang (a case over the per-case time limit).
+// runSurface runs the cases on the calling thread (the fixed-seed slice in `npm test` uses it): a synchronous
+// case can only be timed after it returns there, and an async case over the limit is abandoned, not stopped.
+// `npm run fuzz` uses runSurfaceIsolated (./isolate.ts) instead: the cases run in a worker thread under a
+// watchdog that terminates it when a case makes no progress, names that case, and resumes after it.
 
 import { FuzzRng } from './gen';
 
@@ -23,7 +27,17 @@ export interface Surface<I = unknown> {
   setup?(): void | Promise<void>;
 }
 
-export interface Crash { case: number; input: string; error: string }
+/** Thrown by a surface's run when the code under test returned normally but broke a promised property. */
+export class FuzzViolation extends Error {
+  constructor(readonly code: string, message: string = code) {
+    super(message);
+    this.name = 'FuzzViolation';
+  }
+}
+
+export type ExampleKind = 'crash' | 'hang' | 'violation';
+
+export interface Crash { case: number; input: string; error: string; kind: ExampleKind }
 
 export interface SurfaceReport {
   surface: string;
@@ -31,66 +45,114 @@ export interface SurfaceReport {
   cases: number;
   crashes: number;
   hangs: number;
-  /** Outcome code → number of cases. */
+  /** Cases that broke a promised property (FuzzViolation): a failure like a crash. */
+  violations: number;
+  /** Promise rejections nobody handled, counted as crashes too (only seen by the isolated runner). */
+  unhandledRejections: number;
+  /** Outcome code → number of cases (crashes, hangs and violations are not codes). */
   codes: Record<string, number>;
-  /** Up to 5 crashes and hangs, with the case index to reproduce them. */
+  /** Violation code → number of cases. */
+  violationCodes: Record<string, number>;
+  /** Up to 5 examples of each kind (crash, hang, violation), with the case index to reproduce them. */
   examples: Crash[];
   ms: number;
 }
 
 export interface RunOptions { cases: number; seed: number; caseTimeoutMs?: number }
 
+export const EXAMPLES_PER_KIND = 5;
+
 function preview(s: string): string {
   const t = s.length > 300 ? `${s.slice(0, 300)}… (${s.length} chars)` : s;
   return JSON.stringify(t);
 }
 
-function describeError(e: unknown): string {
+export function describeError(e: unknown): string {
+  if (e instanceof FuzzViolation) return e.message.slice(0, 400);
   if (e instanceof Error) return `${e.name}: ${e.message.slice(0, 300)}${e.stack ? ` @ ${e.stack.split('\n').slice(1, 3).map((l) => l.trim()).join(' ')}` : ''}`;
   return `non-Error thrown: ${String(e).slice(0, 200)}`;
 }
 
+export function showInput<I>(s: Surface<I>, x: I): string {
+  try {
+    return s.show ? s.show(x) : preview(typeof x === 'string' ? x : JSON.stringify(x) ?? String(x));
+  } catch (e) {
+    return `<input not printable: ${String(e).slice(0, 100)}>`;
+  }
+}
+
+/** One case's outcome, before it is counted. */
+export type Outcome =
+  | { kind: 'code'; code: string }
+  | { kind: 'crash'; error: string }
+  | { kind: 'violation'; code: string; error: string }
+  | { kind: 'hang'; error: string };
+
+/** Sorts what a case returned or threw. */
+export function classify<I>(s: Surface<I>, result: { value: string } | { error: unknown }): Outcome {
+  if ('value' in result) {
+    if (typeof result.value !== 'string') return { kind: 'crash', error: `run returned ${typeof result.value}, not an outcome code` };
+    return { kind: 'code', code: result.value };
+  }
+  const e = result.error;
+  if (e instanceof FuzzViolation) return { kind: 'violation', code: e.code, error: describeError(e) };
+  let documented: string | null = null;
+  try { documented = s.documented ? s.documented(e) : null; } catch { documented = null; }
+  return documented === null ? { kind: 'crash', error: describeError(e) } : { kind: 'code', code: documented };
+}
+
+export function emptyReport(s: { name: string; about: string }): SurfaceReport {
+  return { surface: s.name, about: s.about, cases: 0, crashes: 0, hangs: 0, violations: 0, unhandledRejections: 0, codes: {}, violationCodes: {}, examples: [], ms: 0 };
+}
+
+/** Counts one outcome; `input` is only evaluated when an example is kept. */
+export function tally(report: SurfaceReport, i: number, o: Outcome, input: () => string): void {
+  report.cases++;
+  if (o.kind === 'code') { report.codes[o.code] = (report.codes[o.code] ?? 0) + 1; return; }
+  if (o.kind === 'crash') report.crashes++;
+  else if (o.kind === 'hang') report.hangs++;
+  else { report.violations++; report.violationCodes[o.code] = (report.violationCodes[o.code] ?? 0) + 1; }
+  if (report.examples.filter((x) => x.kind === o.kind).length < EXAMPLES_PER_KIND) {
+    report.examples.push({ case: i, input: input(), error: o.error, kind: o.kind });
+  }
+}
+
 const HANG = Symbol('hang');
 
+/** Runs every case on this thread (see the header for what that can and cannot time). */
 export async function runSurface<I>(s: Surface<I>, o: RunOptions): Promise<SurfaceReport> {
   const limit = o.caseTimeoutMs ?? 2000;
   await s.setup?.();
-  const report: SurfaceReport = { surface: s.name, about: s.about, cases: 0, crashes: 0, hangs: 0, codes: {}, examples: [], ms: 0 };
-  const show = (x: I) => (s.show ? s.show(x) : preview(typeof x === 'string' ? x : JSON.stringify(x) ?? String(x)));
+  const report = emptyReport(s);
   // Each surface has its own stream, so adding a surface never changes another one's cases.
-  const r = new FuzzRng(o.seed ^ hashName(s.name));
+  const r = surfaceRng(o.seed, s.name);
   const t0 = performance.now();
   for (let i = 0; i < o.cases; i++) {
     const input = s.generate(r, i);
     const c0 = performance.now();
-    let code: string | typeof HANG;
+    let outcome: Outcome;
     try {
       const out = s.run(input);
       if (out instanceof Promise) {
         let timer: ReturnType<typeof setTimeout> | undefined;
-        code = await Promise.race([out, new Promise<typeof HANG>((res) => { timer = setTimeout(() => res(HANG), limit); })]);
+        const v = await Promise.race([out, new Promise<typeof HANG>((res) => { timer = setTimeout(() => res(HANG), limit); })]);
         clearTimeout(timer);
-      } else code = out;
+        outcome = v === HANG ? { kind: 'hang', error: `hang: over ${limit} ms (abandoned)` } : classify(s, { value: v });
+      } else outcome = classify(s, { value: out });
     } catch (e) {
-      const documented = s.documented ? s.documented(e) : null;
-      if (documented === null) {
-        report.crashes++;
-        if (report.examples.length < 5) report.examples.push({ case: i, input: show(input), error: describeError(e) });
-        report.cases++;
-        continue;
-      }
-      code = documented;
+      outcome = classify(s, { error: e });
     }
-    if (code === HANG || performance.now() - c0 > limit) {
-      report.hangs++;
-      if (report.examples.length < 5) report.examples.push({ case: i, input: show(input), error: `hang: over ${limit} ms` });
-    } else {
-      report.codes[code] = (report.codes[code] ?? 0) + 1;
+    if (outcome.kind === 'code' && performance.now() - c0 > limit) {
+      outcome = { kind: 'hang', error: `hang: ${Math.round(performance.now() - c0)} ms, over ${limit} ms` };
     }
-    report.cases++;
+    tally(report, i, outcome, () => showInput(s, input));
   }
   report.ms = Math.round(performance.now() - t0);
   return report;
+}
+
+export function surfaceRng(seed: number, name: string): FuzzRng {
+  return new FuzzRng(seed ^ hashName(name));
 }
 
 function hashName(name: string): number {

@@ -8,7 +8,7 @@ import { loadModelFolder, memoryFileSource, modelFolderFiles, ModelFolderError }
 import { trainBPE } from '../../engine/tokenizer';
 import { syntheticCorpus } from '../../engine/corpus';
 import { FuzzRng, mutateValue, randomValue } from './gen';
-import type { Surface } from './harness';
+import { FuzzViolation, type Surface } from './harness';
 
 type Files = Record<string, Uint8Array>;
 const enc = new TextEncoder();
@@ -101,7 +101,7 @@ function damage(r: FuzzRng, f: Files): string {
 
 export const modelFolderSurface: Surface<{ files: Files; what: string[] }> = {
   name: 'model-folder',
-  about: 'model folders (each file missing, truncated, bytes flipped, JSON fields changed, tokenizer/config vocabulary mismatch, wrong weight shapes/dtypes/offsets) through loadModelFolder; documented error: ModelFolderError',
+  about: 'model folders (each file missing, truncated, bytes flipped, JSON fields changed, tokenizer/config vocabulary mismatch, wrong weight shapes/dtypes/offsets) through loadModelFolder; documented error: ModelFolderError; a folder that loads with a tokenizer that does not round-trip text is a violation (tokenizer-lossy)',
   setup: () => { baseFolder(); },
   generate(r) {
     const files: Files = { ...baseFolder() };
@@ -113,7 +113,8 @@ export const modelFolderSurface: Surface<{ files: Files; what: string[] }> = {
     const f = await loadModelFolder(memoryFileSource(files));
     // A folder that loads must be usable: its tokenizer round-trips text.
     const text = 'The cat reads the file.';
-    if (f.tokenizer.decode(f.tokenizer.encode(text)) !== text) return 'ok:tokenizer-lossy';
+    const back = f.tokenizer.decode(f.tokenizer.encode(text));
+    if (back !== text) throw new FuzzViolation('tokenizer-lossy', `a folder loaded whose tokenizer does not round-trip: ${JSON.stringify(back)}`);
     return 'ok';
   },
   documented: (e) => (e instanceof ModelFolderError ? e.code : null),

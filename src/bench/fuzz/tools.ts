@@ -10,7 +10,7 @@ import { loadCategory, loadFuncDocs } from '../../envs/bfcl/loader';
 import { loadTau2Domain } from '../../envs/tau2/fs';
 import { getWorld } from '../../envs/worlds/index';
 import type { Environment, JSONSchema, Observation } from '../../envs/types';
-import { FuzzRng, NASTY_STRINGS, randomString, randomValue } from './gen';
+import { FuzzRng, NASTY_STRINGS, randomKey, randomString, randomValue, setOwn } from './gen';
 import type { Surface } from './harness';
 import { messageKey } from './agent';
 
@@ -29,7 +29,7 @@ function valueFor(r: FuzzRng, s: JSONSchema | undefined, depth = 0): unknown {
     case 'array': return Array.from({ length: r.int(4) }, () => valueFor(r, s.items, depth + 1));
     case 'object': {
       const o: Record<string, unknown> = {};
-      for (const [k, p] of Object.entries(s.properties ?? {})) if (r.bool(0.8)) o[k] = valueFor(r, p, depth + 1);
+      for (const [k, p] of Object.entries(s.properties ?? {})) if (r.bool(0.8)) setOwn(o, k, valueFor(r, p, depth + 1));
       return o;
     }
     default: return randomValue(r, 2);
@@ -40,14 +40,14 @@ function valueFor(r: FuzzRng, s: JSONSchema | undefined, depth = 0): unknown {
 export function fuzzArguments(r: FuzzRng, schema: JSONSchema): unknown {
   if (r.bool(0.05)) return r.pick([null, [], 'x', 7, true, [randomValue(r, 1)], undefined]);
   const args = valueFor(r, { ...schema, type: 'object' }) as Record<string, unknown>;
-  for (const k of schema.required ?? []) if (!(k in args) && r.bool(0.9)) args[k] = valueFor(r, schema.properties?.[k]);
+  for (const k of schema.required ?? []) if (!Object.hasOwn(args, k) && r.bool(0.9)) setOwn(args, k, valueFor(r, schema.properties?.[k]));
   for (let i = r.int(4); i > 0; i--) {
     const keys = Object.keys(args);
     switch (r.int(4)) {
       case 0: if (keys.length) delete args[r.pick(keys)]; break;
-      case 1: if (keys.length) args[r.pick(keys)] = randomValue(r, 2); break;
-      case 2: args[r.bool() ? randomString(r, 8) : r.pick(NASTY_STRINGS)] = randomValue(r, 2); break;
-      default: if (keys.length) args[r.pick(keys)] = r.pick(NASTY_STRINGS);
+      case 1: if (keys.length) setOwn(args, r.pick(keys), randomValue(r, 2)); break;
+      case 2: setOwn(args, randomKey(r), randomValue(r, 2)); break;
+      default: if (keys.length) setOwn(args, r.pick(keys), r.pick(NASTY_STRINGS));
     }
   }
   return args;
