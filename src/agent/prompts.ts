@@ -168,12 +168,18 @@ export const REHEARSE_SYSTEM_SHORT = [
   'Format: <think>...</think>\n<execution_result>\n{json}\n</execution_result>',
 ].join('\n');
 
-/** The hints a Rehearse prompt with these options shows for this call, in order; null when hints are off. */
+/**
+ * The hints a Rehearse prompt with these options shows for this call, in order; null when hints are off. The hint
+ * whose call matches this one (matchingHint) always comes first, whatever the cap: it is the answer a faithful
+ * Rehearse copies, and a cap that kept only earlier same-tool hints used to drop it.
+ */
 export function selectHints(hints: Hint[], call: ToolCall, opts: Pick<RehearsePromptOptions, 'hints' | 'maxHints'> = {}): Hint[] | null {
   const mode = opts.hints ?? true;
   if (mode === false) return null;
-  const hs = mode === 'same-tool' ? hints.filter((h) => h.name === call.name) : hints;
-  return opts.maxHints === undefined ? hs : hs.slice(0, Math.max(0, opts.maxHints));
+  const pool = mode === 'same-tool' ? hints.filter((h) => h.name === call.name) : hints;
+  const match = matchingHint(hints, call);
+  const hs = match ? [match, ...pool.filter((h) => h !== match)] : pool;
+  return opts.maxHints === undefined ? hs : hs.slice(0, Math.max(match ? 1 : 0, opts.maxHints));
 }
 
 /** The "Examples:" section of a Rehearse prompt (hints-on, possibly empty). */

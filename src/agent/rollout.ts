@@ -266,10 +266,12 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
     try { return task.verify(env); } catch (e) { return { passed: false, reason: `verify threw: ${e instanceof Error ? e.message : String(e)}` }; }
   }
 
-  function budget(gen: TextGenerator, prompt: string, s: SamplingConfig): number | null {
+  // Act may shrink its budget down to limits.minNewTokens; Rehearse never runs with less than its full budget
+  // (a world's longest real result must fit, else imagined results are cut short): it sheds context instead.
+  function budget(gen: TextGenerator, prompt: string, s: SamplingConfig, strict = false): number | null {
     const room = gen.maxContext - gen.countTokens(prompt);
     const want = Math.min(s.maxNewTokens, room);
-    const min = Math.min(limits.minNewTokens ?? s.maxNewTokens, s.maxNewTokens);
+    const min = strict ? s.maxNewTokens : Math.min(limits.minNewTokens ?? s.maxNewTokens, s.maxNewTokens);
     return want >= Math.max(1, min) ? want : null;
   }
 
@@ -472,17 +474,21 @@ export async function rollout(specs: RolloutSpec[], cfg: RolloutConfig): Promise
     const conv = l.conversation.slice(0, -1);
     const input = { tools: l.tools, hints: l.hints, conversation: conv, rawAct: pend.raw, call: pend.calls[i] };
     const base = cfg.rehearsePrompt ?? {};
-    // Shed context in order of least harm until the prompt fits: old history, all history, other tools' hints.
+    // Shed context in order of least harm until the prompt leaves the full budget: old history, all history,
+    // other tools' hints, Act's raw output, every hint but the matching one (selectHints puts it first), all hints.
+    const sameTool = base.hints === false ? false : 'same-tool';
     const ladder: RehearsePromptOptions[] = [
       base,
       { ...base, maxHistory: Math.min(base.maxHistory ?? Infinity, 4) },
       { ...base, history: false },
-      { ...base, history: false, hints: base.hints === false ? false : 'same-tool' },
-      { ...base, history: false, hints: base.hints === false ? false : 'same-tool', rawAct: false },
+      { ...base, history: false, hints: sameTool },
+      { ...base, history: false, hints: sameTool, rawAct: false },
+      { ...base, history: false, hints: sameTool, rawAct: false, maxHints: Math.min(base.maxHints ?? Infinity, 1) },
+      { ...base, history: false, hints: false, rawAct: false },
     ];
     for (const opts of ladder) {
       const prompt = rehearsePrompt(simFormat, input, opts);
-      const maxNew = budget(rehearser, prompt, rehS);
+      const maxNew = budget(rehearser, prompt, rehS, true);
       if (maxNew !== null) return { prompt, maxNew };
     }
     return null;

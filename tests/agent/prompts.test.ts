@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compactFormat } from '../../src/agent/chatTemplate';
 import {
-  actPrompt, buildActMessages, compactTool, flattenConversation, matchingHint, referenceHints, rehearsePrompt, rehearseUser, trimHistory,
+  actPrompt, buildActMessages, compactTool, flattenConversation, matchingHint, referenceHints, rehearsePrompt, rehearseUser, selectHints, trimHistory,
+  type Hint,
 } from '../../src/agent/prompts';
 import { LEAN_PROFILE, TINY_PROFILE } from '../../src/agent/profile';
 import { KV_TOOLS, callOfRehearsePrompt, kvTask } from '../../src/agent/testing';
@@ -77,5 +78,22 @@ describe('prompts', () => {
       'User: Please set color to blue.\nAssistant: <tool_call>\n{"name":"set","arguments":{"key":"color","value":"blue"}}\n</tool_call>\n' +
       'Tool[set]: {"ok":true,"key":"color","value":"blue"}\nAssistant: Done, color is blue.');
     expect(flattenConversation([])).toBe('(empty)');
+  });
+});
+
+describe('selectHints', () => {
+  const h = (path: string, result: string): Hint => ({ name: 'cd', arguments: { path }, result });
+  const hints = [h('a', '{"cwd":"/a"}'), h('b', '{"cwd":"/b"}'), { name: 'ls', arguments: {}, result: '[]' }, h('c', '{"cwd":"/c"}')];
+  it('shows the matching hint first, whatever the cap (it used to be dropped behind earlier same-tool hints)', () => {
+    const call = { name: 'cd', arguments: { path: 'c' } };
+    expect(selectHints(hints, call, { hints: 'same-tool', maxHints: 2 })!.map((x) => x.arguments.path)).toEqual(['c', 'a']);
+    expect(selectHints(hints, call, { hints: 'same-tool', maxHints: 0 })!.map((x) => x.arguments.path)).toEqual(['c']);
+    expect(selectHints(hints, call, { hints: true, maxHints: 1 })!.map((x) => x.arguments.path)).toEqual(['c']);
+  });
+  it('keeps the old order and cap when no hint matches; null when hints are off', () => {
+    const call = { name: 'cd', arguments: { path: 'zz' } };
+    expect(selectHints(hints, call, { hints: 'same-tool', maxHints: 2 })!.map((x) => x.arguments.path)).toEqual(['a', 'b']);
+    expect(selectHints(hints, call, { hints: 'same-tool', maxHints: 0 })).toEqual([]);
+    expect(selectHints(hints, call, { hints: false })).toBeNull();
   });
 });

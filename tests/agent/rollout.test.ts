@@ -178,6 +178,31 @@ describe('errors and termination', () => {
     expect(d.terminatedBy).toBe('length');
   });
 
+  it('a Rehearse generation always gets its full budget: it sheds context instead (Act may shrink to minNewTokens)', async () => {
+    // A context where the full Rehearse prompt leaves less than the budget: the rollout must shed history and hints
+    // until the budget fits, never sample the Rehearse row with fewer tokens.
+    const run = async (maxContext: number) => (await rollout([{ task }], base({
+      policy: new FakeGenerator(byRole(expertAct([task]), oracleRehearse([task])), { maxContext }),
+      rehearse: { maxNewTokens: 60 }, act: { maxNewTokens: 40 }, limits: { minNewTokens: 8 },
+    })))[0];
+    const roomy = (await run(1000)).rows.filter((r) => r.role === 'rehearse');
+    const t = await run(480);
+    const reh = t.rows.filter((r) => r.role === 'rehearse');
+    // (The oracle replays the history the prompt shows, so with history shed its second answer may differ.)
+    expect(t.terminatedBy).not.toBe('length');
+    expect(reh.length).toBeGreaterThanOrEqual(1);
+    // The full prompt would leave less than 60 tokens here (it does not at 1000): the fitted one is shorter.
+    expect(480 - roomy[0].promptIds.length).toBeLessThan(60);
+    for (const [i, r] of reh.entries()) {
+      expect(480 - r.promptIds.length).toBeGreaterThanOrEqual(60);
+      expect(r.promptIds.length).toBeLessThanOrEqual(roomy[i].promptIds.length);
+    }
+    // Nothing fits with a budget larger than the context: the episode ends 'length' before any Rehearse row.
+    const [u] = await rollout([{ task }], base({ policy: new FakeGenerator(byRole(expertAct([task]), oracleRehearse([task])), { maxContext: 480 }), rehearse: { maxNewTokens: 400 }, act: { maxNewTokens: 40 }, limits: { minNewTokens: 8 } }));
+    expect(u.rows.filter((r) => r.role === 'rehearse')).toHaveLength(0);
+    expect(u.terminatedBy).toBe('length');
+  });
+
   it('user turns cap', async () => {
     const [t] = await rollout([{ task }], base({ mode: 'real', policy: expertGenerator([task]), limits: { maxUserTurns: 1 } }));
     expect(t).toMatchObject({ terminatedBy: 'turn_cap', reward: 0.5 });
