@@ -11,12 +11,12 @@
 import { getWorld, listWorlds, replayReference, taskData, worldNames } from '../envs/worlds/index';
 import { explainVerdict, judgeEpisode } from '../envs/judges';
 import type { ChecklistItem, Message, PassCondition } from '../envs/types';
-import { CliArgsError, parseCliArgs, usage, type CliDef, type CliValues, type OptSpec } from './args';
+import { parseCliArgs, usage, type CliDef, type CliValues, type OptSpec } from './args';
 import { ENVS_CALL_CLI, ENVS_LIST_CLI, ENVS_SHOW_CLI, exitOnArgsError, pickSubcommand } from './defs';
+import { callsOf, runCalls, type CallArgs } from './envs-call';
 
 type ListArgs = CliValues<typeof ENVS_LIST_CLI.options>;
 type ShowArgs = CliValues<typeof ENVS_SHOW_CLI.options>;
-type CallArgs = CliValues<typeof ENVS_CALL_CLI.options>;
 
 
 function condText(c: PassCondition): string {
@@ -93,34 +93,8 @@ function cmdShow(opts: ShowArgs): void {
   if (r.mismatches.length) console.log(`replay mismatches:\n  ${r.mismatches.join('\n  ')}`);
 }
 
-/** The calls of `envs call`, or a CliArgsError listing what is wrong with --tool/--args/--calls. */
-function callsOf(opts: CallArgs): { name: string; arguments?: unknown }[] {
-  const problems: string[] = [];
-  const json = (flag: string, text: string): unknown => {
-    try { return JSON.parse(text); } catch (e) { problems.push(`--${flag} is not JSON: ${(e as Error).message}`); return undefined; }
-  };
-  let calls: { name: string; arguments?: unknown }[] = [];
-  if (opts.calls !== undefined) {
-    if (opts.tool !== undefined || opts.args !== undefined) problems.push('--calls excludes --tool and --args');
-    const v = json('calls', opts.calls);
-    if (v !== undefined) {
-      if (!Array.isArray(v) || !v.every((c) => typeof c === 'object' && c !== null && typeof (c as { name?: unknown }).name === 'string')) {
-        problems.push('--calls must be a JSON list of {"name": …, "arguments": {…}}');
-      } else calls = v as typeof calls;
-    }
-  } else if (opts.tool === undefined) problems.push('need --tool NAME (or --calls)');
-  else calls = [{ name: opts.tool, arguments: opts.args === undefined ? {} : json('args', opts.args) }];
-  if (problems.length) throw new CliArgsError(problems, usage(ENVS_CALL_CLI));
-  return calls;
-}
-
 function cmdCall(opts: CallArgs): void {
-  const calls = callsOf(opts);
-  const w = getWorld(opts.world);
-  const t = w.task(opts.seed);
-  const env = t.makeEnv();
-  for (const c of calls) {
-    const obs = env.call(c.name, c.arguments ?? {});
+  for (const { call: c, observation: obs } of runCalls(opts)) {
     if (opts.json) console.log(JSON.stringify({ call: c, observation: obs }));
     else console.log(`${c.name}(${JSON.stringify(c.arguments ?? {})})\n${obs.error ? '[error] ' : ''}${obs.text}`);
   }

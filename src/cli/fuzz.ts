@@ -23,6 +23,8 @@ import { CLI_DEFS } from './defs';
 import { progress } from './util';
 import { FuzzViolation } from '../bench/fuzz/harness';
 import { runSurfaceIsolated } from '../bench/fuzz/isolate';
+import { checkpointSurface } from '../bench/fuzz/checkpoint';
+import { envsCallSurface, hfSourceSurface } from '../bench/fuzz/cli-inputs';
 
 const KEYS = Object.keys(SCHEMA);
 
@@ -100,7 +102,7 @@ export const cliSurface: Surface<{ cli: number; argv: string[] }> = {
 
 export function allSurfaces(): Surface<any>[] {
   return [actSurface, rehearseSurface, traceSurface, dumpSurface, modelFolderSurface, urlSurface, trainConfigSurface, cliSurface,
-    bfclToolSurface, tau2ToolSurface, builtinToolSurface];
+    bfclToolSurface, tau2ToolSurface, builtinToolSurface, checkpointSurface, hfSourceSurface, envsCallSurface];
 }
 
 export const FUZZ_CLI = defineCli({

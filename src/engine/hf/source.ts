@@ -31,6 +31,17 @@ export function parseDtype(s: string): HfDtype {
 }
 
 const HUB_ID = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
+/** A branch, tag or commit: git-ref characters only, '/'-separated, no '.'/'..' segment (it goes into a URL path). */
+const REVISION = /^[\w][\w.-]*(\/[\w][\w.-]*)*$/;
+
+/** Why a hub id or revision cannot be used, or null: a '.' or '..' part would walk out of the repository's URL. */
+function hubProblem(id: string, revision: string): string | null {
+  if (!HUB_ID.test(id) || id.split('/').some((p) => p === '.' || p.includes('..'))) return `'${id}' is not a hub id (owner/name)`;
+  if (revision.length > 256 || !REVISION.test(revision) || revision.includes('..') || revision.endsWith('.lock')) {
+    return `revision '${revision}' is not a branch, tag or commit name`;
+  }
+  return null;
+}
 
 /**
  * A model reference as the user typed it. `isLocal` says whether a path exists here (Node: fs; browser: never),
@@ -39,11 +50,24 @@ const HUB_ID = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
 export function parseHfSource(ref: string, isLocal: (p: string) => boolean): HfSource {
   const s = ref.trim();
   if (!s) throw new HfModelError('BAD_SOURCE', 'empty model reference');
-  if (/^https?:\/\//i.test(s)) return { kind: 'url', url: s.replace(/\/+$/, '') };
+  if (/^https?:\/\//i.test(s)) {
+    const url = s.replace(/\/+$/, '');
+    let host = '';
+    try { host = new URL(url).host; } catch { /* reported below */ }
+    if (!host || !/^https?:\/\//i.test(url)) throw new HfModelError('BAD_SOURCE', `'${ref}' is not a usable URL (it names no host)`);
+    return { kind: 'url', url };
+  }
   const forced = s.startsWith('hf:') ? s.slice(3) : null;
   if (forced === null && isLocal(s)) return { kind: 'local', path: s };
-  const [id, revision = 'main'] = (forced ?? s).split('@');
-  if (HUB_ID.test(id)) return { kind: 'hub', id, revision };
+  const rest = forced ?? s;
+  const at = rest.indexOf('@');
+  const id = at < 0 ? rest : rest.slice(0, at);
+  const revision = at < 0 ? 'main' : rest.slice(at + 1);
+  if (HUB_ID.test(id)) {
+    const problem = hubProblem(id, revision);
+    if (problem) throw new HfModelError('BAD_SOURCE', `'${ref}': ${problem}`);
+    return { kind: 'hub', id, revision };
+  }
   throw new HfModelError('BAD_SOURCE', `'${ref}' is neither an existing folder, a URL, nor a hub id (owner/name)`);
 }
 
