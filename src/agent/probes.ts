@@ -57,9 +57,12 @@ export function labelProbe(real: Observation, shown: readonly Hint[]): ProbeLabe
  */
 export function shownHints(prompt: string, hints: readonly Hint[], call: ToolCall, opts: RehearsePromptOptions): Hint[] {
   if ((opts.hints ?? true) === false) return [];
+  // The ladder's last rung drops the examples block altogether.
+  if (!prompt.includes('Examples:')) return [];
   const candidates = [
     selectHints([...hints], call, opts) ?? [],
     selectHints([...hints], call, { hints: 'same-tool', maxHints: opts.maxHints }) ?? [],
+    selectHints([...hints], call, { hints: 'same-tool', maxHints: Math.min(opts.maxHints ?? Infinity, 1) }) ?? [],
   ];
   // Every section after the examples is preceded by a blank line, so the block must be followed by one.
   for (const c of candidates) if (prompt.includes(`${hintsBlock(c)}\n\n`)) return c;
@@ -182,7 +185,11 @@ export interface ProbeScoreOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export interface ProbeResult { id: string; tool: string; label: ProbeLabel; imagined: string; fidelity: FidelityDetail }
+export interface ProbeResult {
+  id: string; tool: string; label: ProbeLabel; imagined: string; fidelity: FidelityDetail;
+  /** The generation stopped at its token budget (absent for results no generator produced). */
+  truncated?: boolean;
+}
 
 /** Runs the Rehearse role on each probe's prompt and compares the imagined result with the real one. */
 export async function scoreProbes(gen: TextGenerator, probes: Probe[], o: ProbeScoreOptions): Promise<ProbeResult[]> {
@@ -205,7 +212,7 @@ export async function scoreProbes(gen: TextGenerator, probes: Probe[], o: ProbeS
       // Exactly what the rollout does with a Rehearse output (applyRehearse).
       const parsed = parseRehearse(stripStop(gens[j].text, format.stop));
       const imagined = parsed.ok ? parsed.text : errorText(parsed.error);
-      out.push({ id: p.id, tool: p.tool, label: p.label, imagined, fidelity: compareResults(imagined, p.real) });
+      out.push({ id: p.id, tool: p.tool, label: p.label, imagined, fidelity: compareResults(imagined, p.real), truncated: gens[j].finishReason === 'length' });
     });
     o.onProgress?.(out.length, probes.length);
   }

@@ -150,6 +150,8 @@ export interface FidelityReport {
   hints_effect?: Record<'overall' | 'recall' | 'inference', Estimate | null>;
   /** What copying the first shown hint would score (no model): the ceiling of copying on these probes. */
   copy_first_hint: ConditionJson;
+  /** Rehearse generations stopped by their token budget (a cut-off result cannot be exact), per condition. */
+  truncated: { hints_on?: number; hints_off?: number };
   results: { hints_on?: ProbeResult[]; hints_off?: ProbeResult[] };
 }
 
@@ -183,6 +185,7 @@ export async function runFidelityProbe(gen: TextGenerator, set: WorldProbeSet, o
     },
     ...(results.hints_on && results.hints_off ? { hints_effect: hintsEffect(results.hints_on, results.hints_off, task, set.seed) } : {}),
     copy_first_hint: conditionJson(summarizeProbes(copyFirstHintResults(set.probes))),
+    truncated: Object.fromEntries(Object.entries(results).map(([k, rs]) => [k, rs!.filter((r) => r.truncated).length])),
     results,
   };
 }
