@@ -87,6 +87,11 @@ export const SCHEMA = {
   // Samples per held-out task (Avg@k): 1 = greedy, more = at the training temperature (src/rl/trainer.ts evaluate).
   't.evalk': int(TRAIN_DEFAULTS.evalK, 1, 64),
   't.ckpt': int(TRAIN_DEFAULTS.checkpointEvery, 0, 100000),
+  // Dynamic sampling (DAPO: refill groups whose K rewards are all equal, train on the informative ones), its
+  // refill budget per step, and linear lr warmup steps (0 = none); src/rl/trainer.ts TrainConfig.
+  't.dyn': en(['on', 'off'], TRAIN_DEFAULTS.dynamicSampling ? 'on' : 'off'),
+  't.refills': int(TRAIN_DEFAULTS.maxRefills, 0, 256),
+  't.warmup': int(TRAIN_DEFAULTS.warmupSteps, 0, 100000),
   // Benchmarks
   'b.world': str('retail'),
   'b.tasks': int(8, 1, 1000),

@@ -14,6 +14,7 @@ describe('default Train preset', () => {
       model: d['t.model'], mode: d['t.mode'], world: d['t.world'], difficulty: d['t.diff'], taskPool: d['t.pool'], steps: d['t.steps'], tasksPerStep: d['t.tasks'],
       groupSize: d['t.group'], maxTurns: d['t.turns'], maxNewTokens: d['t.max'], temperature: d['t.temp'], lr: d['t.lr'],
       evalEvery: d['t.eval'], evalTasks: d['t.evaltasks'], evalK: d['t.evalk'], checkpointEvery: d['t.ckpt'],
+      dynamicSampling: d['t.dyn'] === 'on', maxRefills: d['t.refills'], warmupSteps: d['t.warmup'],
     }).toEqual({ ...TRAIN_DEFAULTS });
     expect(d['t.model']).toBe(DEFAULT_TRAIN_STARTER);
   });

@@ -4,9 +4,10 @@
 
 import { memo, useEffect, useState } from 'react';
 import { VARIANTS, type VariantName } from '../../rl/advantages';
-import type { RunSpec } from '../../rl/session';
 import type { EvalMetrics, StepMetrics, TrainRequest } from '../../worker/protocol';
 import { RunsChart, type ChartLine } from '../components/train/RunsChart';
+import { Diagnostics } from '../components/train/DiagnosticsPanel';
+import { specFromSettings, variantFor } from '../components/train/spec';
 import { download, fileType, folderBundle, metricsCsv, metricsJson } from '../components/train/exports';
 import {
   isLive, killWorker, pauseRun, removeRun, resumeRun, startRun, stepRun, stopRun, toggleRun, useRuns, type RunRecord,
@@ -17,7 +18,6 @@ import { DEFAULT_TRAIN_STARTER, TINY_MODEL_ID, watchingLine } from '../component
 import { ErrorBox, Field, fmt, fmtBytes, Panel } from '../components/ui';
 import { useModelIndex } from '../modelIndex';
 import { useApp } from '../store';
-import type { Settings } from '../urlState';
 
 const TINY = TINY_MODEL_ID;
 
@@ -30,26 +30,8 @@ const PRESETS: { variant: VariantName; mode: string; adv: string; note: string }
   { variant: 'grpo-real', mode: 'real', adv: 'role-wise', note: 'Act only; real environment executes tool calls' },
 ];
 
-export function variantFor(mode: string, adv: string): VariantName {
-  if (mode === 'simulator') return 'grpo-simulator';
-  if (mode === 'real') return 'grpo-real';
-  return adv === 'pooled' ? 'pooled' : adv === 'per-role' ? 'per-role' : 'envace';
-}
-
-export function specFromSettings(s: Settings): RunSpec {
-  return {
-    world: s['t.world'], difficulty: s['t.diff'] || undefined, taskPool: s['t.pool'],
-    variant: variantFor(s['t.mode'], s['t.adv']), seed: s['t.seed'], steps: s['t.steps'],
-    tasksPerStep: s['t.tasks'], groupSize: s['t.group'],
-    stdNorm: s['t.std'] as RunSpec['stdNorm'], lossAggMode: s['t.agg'] as RunSpec['lossAggMode'],
-    clipRatioLow: s['t.clip'], clipRatioHigh: s['t.cliph'], clipRatioC: s['t.clipc'],
-    klType: s['t.kltype'] as RunSpec['klType'], klCoef: s['t.kl'],
-    lr: s['t.lr'], weightDecay: s['t.wd'], gradClip: s['t.gclip'], temperature: s['t.temp'], maxTurns: s['t.turns'],
-    reward: s['t.reward'] as RunSpec['reward'], emptyPenalty: s['t.empty'], microBatch: s['t.mb'],
-    errorReward: s['t.errrew'] as RunSpec['errorReward'], judgeOn: s['t.judgeon'] as RunSpec['judgeOn'],
-    evalEvery: s['t.eval'], evalTasks: s['t.evaltasks'], evalK: s['t.evalk'], checkpointEvery: s['t.ckpt'],
-  };
-}
+// The settings → RunSpec mapping is pure (src/app/components/train/spec.ts); exported here as before.
+export { specFromSettings, variantFor };
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
@@ -89,7 +71,7 @@ const probeLine = (r: RunRecord, k: 'recallF1' | 'inferenceF1' | 'noHintsF1', su
 });
 const trainsRehearse = (r: RunRecord) => VARIANTS[r.request.spec.variant ?? 'envace'].trainRoles.includes('rehearse');
 
-// Eleven charts are the page's main-thread cost; log lines, checkpoint notices and status changes must
+// The charts are the page's main-thread cost (ten here, eight in Diagnostics); log lines, checkpoint notices and status changes must
 // not redraw them (on a loaded machine that lag delayed event handling by seconds).
 const Charts = memo(ChartsInner, (a, b) => a.runs.length === b.runs.length && a.runs.every((r, i) => {
   const o = b.runs[i];
@@ -108,8 +90,6 @@ function ChartsInner(props: { runs: RunRecord[] }) {
     { id: 'fidelity', title: 'rehearsal fidelity F1', note: 'solid eval · dashed train rollouts', lines: runs.flatMap((r) => [evalLine(r, 'fidelityF1', ' eval'), stepLine(r, 'fidelityF1', ' train', true)]), domain: [0, 1] },
     { id: 'fidelity-probes', title: 'probe fidelity F1: recall vs inference', note: 'solid recall (a hint holds the answer) · dashed inference (none does) · dotted all probes, hints off', lines: runs.flatMap((r) => [probeLine(r, 'recallF1', ' recall'), probeLine(r, 'inferenceF1', ' inference', '4 3'), probeLine(r, 'noHintsF1', ' hints off', '1 3')]), domain: [0, 1] },
     { id: 'kl', title: 'KL', note: 'solid ppo_kl · dashed kl_loss', lines: runs.flatMap((r) => [stepLine(r, 'ppoKl'), stepLine(r, 'klLoss', ' kl_loss', true)]) },
-    { id: 'entropy', title: 'entropy', lines: runs.map((r) => stepLine(r, 'entropy')) },
-    { id: 'grad-norm', title: 'grad norm (pre-clip)', lines: runs.map((r) => stepLine(r, 'gradNorm')) },
     { id: 'loss', title: 'policy loss', lines: runs.map((r) => stepLine(r, 'loss')) },
     { id: 'tokens-per-s', title: 'rollout tokens / s', lines: runs.map((r) => stepLine(r, 'rolloutTokensPerS')) },
     { id: 'seconds-per-step', title: 'seconds per step', note: 'dashed: update only', lines: runs.flatMap((r) => [stepLine(r, 'secondsPerStep'), stepLine(r, 'updateSeconds', ' update', true)]) },
@@ -229,10 +209,13 @@ export function TrainPage() {
           <Field k="t.empty" label="empty-output penalty" step={0.05} />
           <Field k="t.errrew" label="reward after a fatal error" title="keep-completed-turns: the failing turn scores 0, earlier turns keep their reward (reference); zero-episode: the whole episode scores 0" />
           <Field k="t.judgeon" label="judge reads" title="transcript: the rollout's own (imagined) tool results, as the reference; real: the real environment's results (shadow execution)" />
+          <Field k="t.dyn" label="dynamic sampling (DAPO)" title="on: a group whose K rewards are all equal carries no advantage; it is left out of the update and a fresh task's group is rolled out instead, until the step holds tasks/step informative groups or max refills extra groups were rolled out" />
+          <Field k="t.refills" label="max refills / step" title="extra groups a step may roll out to fill its informative quota (dynamic sampling only)" />
         </div>
         <div className="subhead">optimizer and schedule</div>
         <div className="fields">
           <Field k="t.lr" label="lr (AdamW)" step={1e-5} />
+          <Field k="t.warmup" label="lr warmup steps (0 = none)" title="linear warmup: step n uses lr × min(1, n / warmup)" />
           <Field k="t.wd" label="weight_decay" step={0.01} />
           <Field k="t.gclip" label="grad_clip (max_grad_norm)" step={0.1} />
           <Field k="t.mb" label="micro-batch rows" />
@@ -279,6 +262,12 @@ export function TrainPage() {
                     <tr><th>reward (act / rehearse)</th><td>{fmt(last.reward)} ({fmt(last.rewardAct)} / {fmt(last.rewardRehearse)})</td></tr>
                     <tr><th>rows · tokens</th><td>{last.rows} · {last.tokens}{last.rows === 0 ? ' (no trainable rows: prompts may exceed the context)' : ''}</td></tr>
                     <tr><th>loss · grad norm · entropy</th><td>{fmt(last.loss)} · {fmt(last.gradNorm)} · {fmt(last.entropy)}</td></tr>
+                    {last.groups !== undefined && (
+                      <tr><th>informative groups · refills · rows trained</th><td data-testid="train-last-groups">{last.informativeGroups ?? '–'}/{last.groups} · {last.refills ?? '–'} · {last.updateRows ?? '–'}</td></tr>
+                    )}
+                    {last.updateRatio !== undefined && (
+                      <tr><th>KL to init · update ratio · lr</th><td>{fmt(last.klToInit)} · {fmt(last.updateRatio)} · {fmt(last.lr)}</td></tr>
+                    )}
                     <tr><th>s / step (rollout · judge · update)</th><td>{fmt(last.secondsPerStep, 2)} ({fmt(last.rolloutSeconds, 2)} · {fmt(last.judgeSeconds, 3)} · {fmt(last.updateSeconds, 2)})</td></tr>
                   </tbody>
                 </table>
@@ -305,8 +294,15 @@ export function TrainPage() {
         <Panel title="Curves" className="charts wide" testId="train-charts"
           right={<span className="muted">{visible.length} of {runs.length} runs shown</span>}>
           {visible.every((r) => r.history.length === 0 && r.evals.length === 0)
-            ? <div className="empty">Reward and advantage statistics per role, held-out success, fidelity, KL, entropy, grad norm, tokens/s and seconds per step appear after the first step.</div>
+            ? <div className="empty">Reward and advantage statistics per role, held-out success, fidelity, KL, loss, tokens/s and seconds per step appear after the first step.</div>
             : <Charts runs={visible} />}
+        </Panel>
+
+        <Panel title="Diagnostics" className="charts wide" testId="train-diagnostics"
+          right={<span className="muted">is GRPO learning? one point per step</span>}>
+          {visible.every((r) => r.history.length === 0)
+            ? <div className="empty">Informative-group share and refills, reward per trained role, entropy, KL to the initial policy, grad norm, update-to-weight ratio, learning rate and truncated generations appear after the first step.</div>
+            : <Diagnostics runs={visible} />}
         </Panel>
 
         <Panel title="Runs" testId="train-runs">

@@ -5,8 +5,8 @@
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { tickLabel } from '../charts';
 
-/** `dash` overrides the dash pattern (a third series of one run, e.g. dotted). */
-export interface ChartLine { id: string; label: string; color: string; dashed?: boolean; dash?: string; points: { x: number; y: number | null }[] }
+/** `dash` overrides the dash pattern (a third series of one run, e.g. dotted); a point's `tip` is added to its tooltip value. */
+export interface ChartLine { id: string; label: string; color: string; dashed?: boolean; dash?: string; points: { x: number; y: number | null; tip?: string }[] }
 
 const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
 
@@ -24,19 +24,32 @@ export const CHART_DEFINITIONS: Record<string, string> = {
   loss: 'the clipped policy-gradient loss as aggregated by loss_agg_mode (plus the KL term when on)',
   'tokens-per-s': 'generated tokens per second during the step\'s rollouts',
   'seconds-per-step': 'wall-clock seconds per optimizer step (rollout + judge + update); dashed: the update alone',
+  'diag-informative': 'share of the step\'s groups whose K trajectory rewards differ (the rest carry zero advantage); dashed: refilled groups (dynamic sampling) as a share of all groups rolled out',
+  'diag-reward-role': 'mean trajectory reward of the rows of each role the variant trains; a role it does not train is not drawn',
+  'diag-kl-init': 'KL(policy ‖ initial policy), k3 estimator on the sampled tokens of the step\'s first packed batch: how far training has moved the policy',
+  'diag-update-ratio': '‖Δθ‖ / ‖θ‖ of the step\'s update over all parameters (around 1e-3 is a common healthy scale)',
+  'diag-lr': 'the learning rate the step used (linear warmup, then constant)',
+  'diag-truncated': 'generations of the step\'s rollouts stopped by their token budget, per role (finish reason "length")',
 };
 
 /** `domain` fixes the y axis (e.g. [0, 1] for rates and F1, which can never leave it). */
-export function RunsChart(props: { title: string; lines: ChartLine[]; markers?: number[]; height?: number; testId: string; note?: string; domain?: [number, number] }) {
+/** `notes`: what the chart does not draw and why (one line each, under the chart). */
+export function RunsChart(props: { title: string; lines: ChartLine[]; markers?: number[]; height?: number; testId: string; note?: string; domain?: [number, number]; notes?: string[] }) {
   const rows = new Map<number, Record<string, number | null>>();
+  const tips = new Map<string, string>();
   for (const l of props.lines) {
     for (const p of l.points) {
       if (p.y === null || !Number.isFinite(p.y)) continue;
       const row = rows.get(p.x) ?? { x: p.x };
       row[l.id] = p.y;
       rows.set(p.x, row);
+      if (p.tip) tips.set(`${l.id}@${p.x}`, p.tip);
     }
   }
+  const formatter = tips.size === 0 ? undefined : (value: unknown, name: unknown, item: { dataKey?: unknown; payload?: { x?: unknown } }) => {
+    const tip = tips.get(`${String(item.dataKey)}@${String(item.payload?.x)}`);
+    return [tip ? `${String(value)} (${tip})` : String(value), String(name)] as [string, string];
+  };
   const data = [...rows.values()].sort((a, b) => (a.x as number) - (b.x as number));
   return (
     <div className="chart" data-testid={`chart-${props.testId}`} data-points={data.length} data-domain={props.domain?.join(',')}>
@@ -46,7 +59,7 @@ export function RunsChart(props: { title: string; lines: ChartLine[]; markers?: 
           <CartesianGrid stroke="#1f2733" />
           <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} {...axis} />
           <YAxis {...axis} width={56} tickFormatter={tickLabel} {...(props.domain ? { domain: props.domain, allowDataOverflow: true } : {})} />
-          <Tooltip contentStyle={{ background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }} labelStyle={{ color: '#9aa6b8' }} labelFormatter={(x) => `step ${x}`} />
+          <Tooltip contentStyle={{ background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }} labelStyle={{ color: '#9aa6b8' }} labelFormatter={(x) => `step ${x}`} formatter={formatter} />
           {(props.markers ?? []).map((m) => <ReferenceLine key={m} x={m} stroke="#ff5370" strokeDasharray="2 2" />)}
           {props.lines.map((l) => (
             <Line key={l.id} dataKey={l.id} name={l.label} stroke={l.color} strokeDasharray={l.dash ?? (l.dashed ? '4 3' : undefined)}
@@ -54,6 +67,7 @@ export function RunsChart(props: { title: string; lines: ChartLine[]; markers?: 
           ))}
         </LineChart>
       </ResponsiveContainer>
+      {props.notes?.length ? <div className="muted" data-testid={`chart-${props.testId}-notes`} style={{ fontSize: 10 }}>{props.notes.map((n) => <div key={n}>{n}</div>)}</div> : null}
     </div>
   );
 }
