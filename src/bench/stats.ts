@@ -132,3 +132,37 @@ export function chainVerdict(links: Verdict[]): Verdict {
   if (links.length > 0 && links.every((v) => v === 'reproduced')) return 'reproduced';
   return 'inconclusive';
 }
+
+/**
+ * Percentile bootstrap of any statistic of n tasks: `stat` gets the resampled task indices (with repetition) and
+ * returns the statistic, or NaN when it is undefined for that resample (e.g. a ratio with nothing in its
+ * denominator, a correlation of constant values); such replicates are left out. The point estimate is `stat`
+ * on the tasks as they are (NaN when undefined: the interval is then [NaN, NaN]).
+ */
+export function bootstrapStatistic(n: number, stat: (idx: Int32Array) => number, opts: BootstrapOptions = {}): Estimate {
+  if (n <= 0) throw new Error('bootstrapStatistic needs at least one task');
+  const B = opts.resamples ?? DEFAULT_RESAMPLES;
+  const level = opts.level ?? 0.95;
+  const all = Int32Array.from({ length: n }, (_, i) => i);
+  const point = stat(all);
+  const rng = new Rng(opts.seed ?? 0);
+  const reps: number[] = [];
+  const idx = new Int32Array(n);
+  for (let b = 0; b < B; b++) {
+    for (let i = 0; i < n; i++) idx[i] = rng.int(n);
+    const v = stat(idx);
+    if (Number.isFinite(v)) reps.push(v);
+  }
+  if (!Number.isFinite(point) || reps.length === 0) return { mean: point, ci95: [NaN, NaN] };
+  reps.sort((x, y) => x - y);
+  return { mean: point, ci95: [quantile(reps, (1 - level) / 2), quantile(reps, 1 - (1 - level) / 2)] };
+}
+
+/** Pearson correlation; NaN when either side is constant. */
+export function pearson(x: ArrayLike<number>, y: ArrayLike<number>): number {
+  const n = x.length;
+  const mx = mean(x), my = mean(y);
+  let sxy = 0, sxx = 0, syy = 0;
+  for (let i = 0; i < n; i++) { const a = x[i]! - mx, b = y[i]! - my; sxy += a * b; sxx += a * a; syy += b * b; }
+  return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : NaN;
+}
