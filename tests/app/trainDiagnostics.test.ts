@@ -69,13 +69,18 @@ describe('diagnosticCharts', () => {
     expect(ys(chart(cs, 'diag-truncated'), 'r1:diag:truncatedRehearse')).toEqual([0, 0, 4]);
   });
 
-  it('reads the trained roles off the records when the variant is unknown', () => {
-    const r = run({ variant: undefined, history: [full(1), full(2)] });
-    expect(roleTrained(r, 'act')).toBe(true);
-    expect(roleTrained(r, 'rehearse')).toBe(false);
-    expect(roleTrained(run({ variant: 'not-a-variant', history: [full(1, { rewardRehearseTrained: 0.1 })] }), 'rehearse')).toBe(true);
-    // A known variant that trains Rehearse but logged null every step: reported, not drawn as zeros.
-    expect(roleTrained(run({ variant: 'envace', history: [full(1), full(2)] }), 'rehearse')).toBe(false);
+  it('takes the trained roles from the variant; with none known, a role no record has a value for is n/a', () => {
+    expect(roleTrained(run({ variant: 'envace', history: [] }), 'rehearse')).toBe(true);
+    expect(roleTrained(run({ variant: 'grpo-simulator', history: [] }), 'rehearse')).toBe(false);
+    expect(roleTrained(run({ variant: 'not-a-variant', history: [] }), 'act')).toBeNull();
+    const unknown = diagnosticCharts([run({ variant: undefined, history: [full(1), full(2)] })]);
+    expect(chart(unknown, 'diag-reward-role').lines.map((l) => l.id)).toEqual(['r1:diag:rewardActTrained']);
+    expect(chart(unknown, 'diag-reward-role').notes).toEqual([`A · Rehearse: ${NOT_TRAINED}`]);
+    // The trainer also logs null for a trained role with no rows in a step (no tool call, nothing rehearsed):
+    // a variant that trains Rehearse says so instead of calling it untrained, and draws no zeros.
+    const cs = diagnosticCharts([run({ variant: 'envace', history: [full(1), full(2)] })]);
+    expect(ys(chart(cs, 'diag-reward-role'), 'r1:diag:rewardRehearseTrained')).toEqual([null, null]);
+    expect(chart(cs, 'diag-reward-role').notes).toEqual(['A · Rehearse: no Rehearse rows in its steps']);
   });
 
   it('copes with records from before the diagnostics: gaps, no notes per chart, one notice', () => {
@@ -94,11 +99,17 @@ describe('diagnosticCharts', () => {
     expect(chart(cs, 'diag-reward-role').notes).toEqual([`Old · Rehearse: ${NOT_TRAINED}`]);
   });
 
-  it('says "not recorded" when a newer run never logged one metric, and overlays several runs', () => {
+  it('says why a newer run has nothing to draw for one metric, and overlays several runs', () => {
     const a = run({ history: [full(1, { klToInit: null }), full(2, { klToInit: null })] });
     const b = run({ runId: 'r2', label: 'B', color: '#f00', variant: 'envace', history: [full(1, { rewardRehearseTrained: 0.5 })] });
     const cs = diagnosticCharts([a, b]);
-    expect(chart(cs, 'diag-kl-init').notes).toEqual(['A: not recorded']);
+    expect(chart(cs, 'diag-kl-init').notes).toEqual(['A: no value in its steps']);
+    // A step the NaN guard skipped logs NaN: a gap, and the note when no step has a value.
+    const skipped = run({ history: [full(1, { entropy: NaN, gradNorm: NaN, skipped: true })] });
+    expect(ys(chart(diagnosticCharts([skipped]), 'entropy'), 'r1:diag:entropy')).toEqual([null]);
+    expect(chart(diagnosticCharts([skipped]), 'grad-norm').notes).toEqual(['A: no value in its steps']);
+    const { updateRatio: _drop, ...noRatio } = full(1);
+    expect(chart(diagnosticCharts([run({ history: [noRatio] })]), 'diag-update-ratio').notes).toEqual(['A: not recorded']);
     expect(chart(cs, 'diag-kl-init').lines.map((l) => [l.id, l.color])).toEqual([['r1:diag:klToInit', '#fff'], ['r2:diag:klToInit', '#f00']]);
     expect(chart(cs, 'diag-reward-role').lines.map((l) => l.label)).toEqual(['A act', 'B act', 'B rehearse']);
     expect(chart(cs, 'diag-informative').lines.map((l) => l.label)).toEqual(['A informative', 'A refills / groups', 'B informative', 'B refills / groups']);

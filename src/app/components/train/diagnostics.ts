@@ -71,15 +71,23 @@ function variantOf(r: DiagRun): VariantName | null {
 }
 
 /**
- * Whether a run trains a role: its variant says so; with no known variant, the records do (null = not trained).
- * A known variant that trains the role but whose every record holds null for it is also reported not trained.
+ * Whether a run trains a role, from its variant. null when the variant is unknown (a record from elsewhere): the
+ * records then cannot tell, since the trainer also logs null for a trained role with no rows in a step (no tool
+ * call, so no Rehearse generation).
  */
-export function roleTrained(r: DiagRun, role: 'act' | 'rehearse'): boolean {
-  const key = role === 'act' ? 'rewardActTrained' : 'rewardRehearseTrained';
+export function roleTrained(r: DiagRun, role: 'act' | 'rehearse'): boolean | null {
   const v = variantOf(r);
-  if (v && !VARIANTS[v].trainRoles.includes(role)) return false;
-  const explicitNull = r.history.some((m) => m && key in m && m[key] === null);
-  return !(explicitNull && !hasAny(r.history, key));
+  return v ? VARIANTS[v].trainRoles.includes(role) : null;
+}
+
+/**
+ * Why a run with steps has nothing to draw for `key`, or null when it has something (or no steps): the field is
+ * in none of its records ("not recorded"), or present but never a finite number (null: nothing to measure in
+ * those steps; NaN: updates the guard skipped).
+ */
+export function missingWhy(r: DiagRun, key: NumKey): string | null {
+  if (r.history.length === 0 || hasAny(r.history, key)) return null;
+  return r.history.some((m) => m && key in m) ? 'no value in its steps' : 'not recorded';
 }
 
 /** Whether the run's rollouts have Rehearse generations at all (not in real-environment mode). */
@@ -92,12 +100,13 @@ function line(r: DiagRun, key: NumKey, suffix = '', style: { dashed?: boolean; d
   return { id: `${r.runId}:diag:${key}`, label: `${r.label}${suffix}`, color: r.color, ...style, points: points(r.history, key, tip) };
 }
 
-/** Lines of a one-metric chart, and a note for each run that has steps but never logged the metric. */
+/** Lines of a one-metric chart, and a note for each run that has steps but nothing to draw (runs from before the diagnostics get one notice for the panel instead). */
 function single(runs: readonly DiagRun[], key: NumKey): { lines: ChartLine[]; notes: string[] } {
   const lines: ChartLine[] = [];
   const notes: string[] = [];
   for (const r of runs) {
-    if (r.history.length > 0 && !hasAny(r.history, key) && !predatesDiagnostics(r)) notes.push(`${r.label}: not recorded`);
+    const why = predatesDiagnostics(r) ? null : missingWhy(r, key);
+    if (why) notes.push(`${r.label}: ${why}`);
     lines.push(line(r, key));
   }
   return { lines, notes };
@@ -119,7 +128,7 @@ export function refillShare(m: StepRecord): number | null {
 
 export function diagnosticCharts(runs: readonly DiagRun[]): DiagChart[] {
   const informative: DiagChart = {
-    id: 'diag-informative', title: 'informative groups', note: 'solid share whose K rewards differ · dashed refills / groups · counts on hover',
+    id: 'diag-informative', title: 'informative groups', note: 'solid share · dashed refills / groups · hover: counts',
     domain: [0, 1], notes: [],
     lines: runs.flatMap((r) => {
       const pts = points(r.history, 'informativeShare', informativeTip);
@@ -135,8 +144,12 @@ export function diagnosticCharts(runs: readonly DiagRun[]): DiagChart[] {
   const reward: DiagChart = { id: 'diag-reward-role', title: 'reward per trained role', note: 'solid Act · dashed Rehearse', lines: [], notes: [] };
   for (const r of runs) {
     for (const [role, key, name, dashed] of [['act', 'rewardActTrained', 'Act', false], ['rehearse', 'rewardRehearseTrained', 'Rehearse', true]] as const) {
-      if (!roleTrained(r, role)) { reward.notes.push(`${r.label} · ${name}: ${NOT_TRAINED}`); continue; }
-      if (r.history.length > 0 && !hasAny(r.history, key) && !predatesDiagnostics(r)) reward.notes.push(`${r.label} · ${name}: not recorded`);
+      const trained = roleTrained(r, role);
+      const why = predatesDiagnostics(r) ? null : missingWhy(r, key);
+      // A known variant that does not train the role, or (variant unknown) a role no record has a value for.
+      if (trained === false || (trained === null && why)) { reward.notes.push(`${r.label} · ${name}: ${NOT_TRAINED}`); continue; }
+      // Trained, but no step had a row of this role (e.g. no tool call, so nothing rehearsed), or an older record.
+      if (why) reward.notes.push(`${r.label} · ${name}: ${why === 'not recorded' ? why : `no ${name} rows in its steps`}`);
       reward.lines.push(line(r, key, ` ${name.toLowerCase()}`, { dashed }));
     }
   }
