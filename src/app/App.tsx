@@ -3,6 +3,7 @@ import { useApp } from './store';
 import { startWorker } from './worker';
 import { PAGES, type Page } from './urlState';
 import { StatusBar } from './components/StatusBar';
+import { PageErrorBoundary } from './components/ErrorBoundary';
 import { RolloutPage } from './pages/Rollout';
 // The other pages (and recharts, which they use) load on demand: the Rollout page's first paint waits
 // only for its own code.
@@ -32,12 +33,15 @@ export function App() {
       </nav>
       <UrlNotice />
       <main className="main">
-        {page === 'rollout' && <RolloutPage />}
-        <Suspense fallback={<div className="empty">loading…</div>}>
-          {page === 'train' && <TrainPage />}
-          {page === 'benchmarks' && <BenchmarksPage />}
-          {page === 'models' && <ModelsPage />}
-        </Suspense>
+        {/* One boundary per page, keyed by it: a page that fails to render shows why; the rest keeps working. */}
+        <PageErrorBoundary key={page} page={page} title={TITLES[page]}>
+          {page === 'rollout' && <RolloutPage />}
+          <Suspense fallback={<div className="empty">loading…</div>}>
+            {page === 'train' && <TrainPage />}
+            {page === 'benchmarks' && <BenchmarksPage />}
+            {page === 'models' && <ModelsPage />}
+          </Suspense>
+        </PageErrorBoundary>
       </main>
       <StatusBar />
     </div>

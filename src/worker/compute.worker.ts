@@ -14,6 +14,7 @@ import { f32 } from '../engine/runtime';
 import type { BackendInfo, Capabilities, InitOptions, ProgressListener, RolloutRequest, RolloutStepRequest, SmokeResult, TrainRequest } from './protocol';
 import { HF_URL_PREFIX, type HfLoadRequest, type HfProgressListener } from './protocol';
 import * as hfCache from './hf-cache';
+import { aliveLock } from './liveness';
 
 // Hugging Face models (transformers.js and its own ORT) load only when one is asked for.
 let hfModule: Promise<typeof import('./hf-service')> | null = null;
@@ -37,6 +38,9 @@ const api = {
   backend(): BackendInfo | null {
     return runtime?.info ?? null;
   },
+
+  /** A Web Lock this worker holds until it ends: the page waits on it to notice a worker that died on its own. */
+  alive: () => aliveLock(),
 
   /** What the page may offer; unavailable entries carry the reason shown in the UI. */
   capabilities(): Capabilities {
@@ -93,6 +97,10 @@ const api = {
     trainDebugStallBefore: (step: number) => train.debugStallBefore(step),
     trainDebugPoisonNextStep: () => train.debugPoisonNextStep(),
     trainDebugMemory: () => train.debugMemory(),
+    /** The worker ends from inside, as a crash would: 'close' ends it, 'throw' raises an uncaught error. */
+    debugDie: (how: 'close' | 'throw') => {
+      setTimeout(() => { if (how === 'close') self.close(); else throw new Error('debugDie: uncaught error raised in the worker'); }, 0);
+    },
   } : {}),
 
   // ---- Hugging Face models (Models page) -------------------------------------------------------------

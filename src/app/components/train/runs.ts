@@ -6,7 +6,7 @@ import { create } from 'zustand';
 import { VARIANTS, type VariantName } from '../../../rl/advantages';
 import type { BackendSwitch, EvalMetrics, StepMetrics, TrainEvent, TrainRequest, TrainStatus } from '../../../worker/protocol';
 import { errorText } from '../../worker';
-import { eventProxy, forceBackend, killTrainWorker, trainWorker } from './client';
+import { eventProxy, forceBackend, killTrainWorker, onDeath, onWorkerError, trainWorker, whileAlive } from './client';
 
 export interface RunRecord {
   runId: string;
@@ -117,7 +117,8 @@ const listener = eventProxy(onEvent);
 async function call<T>(f: () => Promise<T>): Promise<T | undefined> {
   useRuns.setState({ busy: true, error: null });
   try {
-    return await f();
+    // A worker that dies never answers: the call rejects with TrainWorkerDied instead of hanging.
+    return await whileAlive(f());
   } catch (e) {
     useRuns.setState({ error: errorText(e) });
     return undefined;
@@ -175,6 +176,21 @@ async function restartOn(backend: 'wasm' | 'webgpu', runId: string): Promise<voi
   killTrainWorker();
   await resumeRun(runId);
 }
+
+/** The worker died on its own: like a kill, and the run says why (its Resume continues from the checkpoint). */
+onDeath((reason) => {
+  useRuns.setState((s) => ({
+    error: `${reason}; the run is interrupted — Resume continues it from its last checkpoint`,
+    runs: s.runs.map((r) => (isLive(r) || r.runId === s.activeId ? {
+      ...r, interrupted: true, inStep: null, error: r.status?.state === 'done' ? r.error : reason, logs: addLog(r, reason),
+      status: r.status && { ...r.status, state: r.status.state === 'done' ? 'done' : 'paused' },
+    } : r)),
+  }));
+});
+onWorkerError((text) => {
+  const id = useRuns.getState().activeId;
+  if (id) patch(id, (r) => ({ logs: addLog(r, text) }));
+});
 
 export function killWorker(): number {
   const g = killTrainWorker();
