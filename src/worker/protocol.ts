@@ -255,7 +255,14 @@ export type TrainEvent =
   | { type: 'backend'; runId: string; change: BackendSwitch }
   | { type: 'log'; runId: string; text: string };
 
-export interface SavedRun { runId: string; step: number; request: TrainRequest | null }
+export interface SavedRun {
+  runId: string;
+  /** Step of its checkpoint (0 = none; -1 = the checkpoint is unreadable, see `corrupt`). */
+  step: number;
+  request: TrainRequest | null;
+  /** Why the checkpoint or stored request cannot be read (a damaged store), when it cannot. */
+  corrupt?: string;
+}
 
 /** A trained model folder, file by file (HF layout, see src/engine/modelFolder.ts). */
 export interface ExportedFolder { name: string; files: Record<string, Uint8Array> }

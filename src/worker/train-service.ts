@@ -295,9 +295,17 @@ function startLoop(r: Run): void {
 export function setListener(cb: TrainListener | null): void { listener = cb; }
 
 /** New run (an existing checkpoint under the same id is discarded). Returns once the loop is running. */
+/** Said once per run when checkpoints cannot be persisted (no IndexedDB here): they live and die with this worker. */
+function noteMemoryStore(): void {
+  if (checkpoints() instanceof MemoryCheckpointStore) {
+    log('checkpoints: IndexedDB is not available in this browser, so checkpoints are kept in this worker\'s memory only and are lost when it ends (a reload or crash cannot resume)');
+  }
+}
+
 export async function start(rt: WebRuntime, req: TrainRequest, cb?: TrainListener): Promise<TrainStatus> {
   if (cb) listener = cb;
   const r = await setUp(req, rt, false);
+  noteMemoryStore();
   startLoop(r);
   return status();
 }
@@ -313,6 +321,7 @@ export async function resume(rt: WebRuntime, runId: string, cb?: TrainListener, 
     const req = await storedRequest(runId);
     if (!req) throw new Error(`no stored run '${runId}' in this browser`);
     r = await setUp(req, rt, true);
+    noteMemoryStore();
     log(r.resumedFrom !== undefined ? `resumed ${runId} from its checkpoint at step ${r.resumedFrom}` : `no checkpoint for ${runId}: starting at step 0`);
   }
   if (r.loop) return status();
@@ -371,7 +380,12 @@ export async function listRuns(): Promise<SavedRun[]> {
   const out: SavedRun[] = [];
   for (const runId of ids) {
     const b = keys.includes(runId) ? await checkpoints().load(runId) : null;
-    out.push({ runId, step: b ? decodeCheckpoint(b).step : 0, request: await storedRequest(runId) });
+    // One damaged checkpoint must not hide the others: it is listed with what is wrong with it.
+    let step = 0; let corrupt: string | undefined;
+    try { step = b ? decodeCheckpoint(b).step : 0; } catch (e) { step = -1; corrupt = e instanceof Error ? e.message : String(e); }
+    let request: TrainRequest | null = null;
+    try { request = await storedRequest(runId); } catch (e) { corrupt ??= `stored request unreadable: ${e instanceof Error ? e.message : String(e)}`; }
+    out.push({ runId, step, request, ...(corrupt ? { corrupt } : {}) });
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { VARIANTS, type VariantName } from '../../../rl/advantages';
 import type { BackendSwitch, EvalMetrics, StepMetrics, TrainEvent, TrainRequest, TrainStatus } from '../../../worker/protocol';
 import { errorText } from '../../worker';
 import { eventProxy, forceBackend, killTrainWorker, onDeath, onWorkerError, trainWorker, whileAlive } from './client';
+import { persistText, requestPersistentStorage } from '../../storage';
 
 export interface RunRecord {
   runId: string;
@@ -147,6 +148,8 @@ export async function startRun(req: Omit<TrainRequest, 'runId'>): Promise<string
     interrupted: false, error: null,
   };
   useRuns.setState((s) => ({ runs: [...s.runs, record], activeId: runId }));
+  // Checkpoints live in IndexedDB: ask (once, on this user action) that the browser not evict them.
+  void requestPersistentStorage().then((p) => patch(runId, (r) => ({ logs: addLog(r, persistText(p)) })));
   const w = trainWorker();
   const st = await call(async () => { await w.ready; return w.api.trainStart(request, listener); });
   if (!st) patch(runId, (r) => ({ status: r.status && { ...r.status, state: 'error' }, error: useRuns.getState().error }));
