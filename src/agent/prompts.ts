@@ -43,8 +43,12 @@ export interface RehearsePromptOptions {
   rawAct?: boolean;
   /** 'short' uses a terse system instruction for tiny models. Default 'full'. */
   style?: 'full' | 'short';
-  /** Show the called tool's JSON schema under "Call to execute" (default true). */
-  schema?: boolean;
+  /**
+   * Show the called tool's parameters under "Call to execute": its JSON schema (true, the default), its compact
+   * signature `name(a: string, b?: integer)` ('compact': what Rehearse needs to reject a call with a missing or
+   * mistyped argument, at a tenth of the tokens), or nothing (false).
+   */
+  schema?: boolean | 'compact';
   system?: string;
 }
 
@@ -200,7 +204,9 @@ export function rehearseUser(input: RehearseInput, opts: RehearsePromptOptions =
   }
   if (opts.rawAct ?? true) parts.push(`Agent output:\n${input.rawAct}`);
   const tool = input.tools.find((t) => t.name === input.call.name);
-  const schema = (opts.schema ?? true) ? `\nschema: ${tool ? JSON.stringify(tool.parameters) : '(unknown tool)'}` : '';
+  const how = opts.schema ?? true;
+  const schema = how === 'compact' ? `\nsignature: ${tool ? compactTool({ ...tool, description: '' }) : '(unknown tool)'}`
+    : how ? `\nschema: ${tool ? JSON.stringify(tool.parameters) : '(unknown tool)'}` : '';
   parts.push(`Call to execute:\nname: ${input.call.name}${schema}\narguments: ${JSON.stringify(input.call.arguments)}`);
   return parts.join('\n\n');
 }

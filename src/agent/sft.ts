@@ -6,9 +6,9 @@
 // (same prompt builders, same history trimming, same context-fitting ladder): nothing can drift.
 
 import type { GenerateRequest, Generation, TextGenerator } from '../engine/generator';
-import type { Message, Task } from '../envs/types';
+import type { Message, Task, ToolCall, ToolSchema } from '../envs/types';
 import { compactFormat, stripStop } from './chatTemplate';
-import { formatAct, formatRehearse } from './protocol';
+import { formatAct, formatRehearse, toResultJson } from './protocol';
 import { REHEARSE_MARKER } from './prompts';
 import { rollout, type RolloutConfig } from './rollout';
 import type { Role, Trajectory } from './types';
@@ -31,7 +31,7 @@ function scriptOf(task: Task): Script {
 class Teacher implements TextGenerator {
   readonly name = 'teacher';
   private s: Script;
-  constructor(task: Task, readonly maxContext: number, private count: (t: string) => number) { this.s = scriptOf(task); }
+  constructor(task: Task, readonly maxContext: number, private count: (t: string) => number, script?: Script) { this.s = script ?? scriptOf(task); }
   countTokens(text: string): number { return this.count(text); }
   async generate(reqs: GenerateRequest[]): Promise<Generation[]> {
     return reqs.map((req) => {
@@ -76,4 +76,92 @@ export async function sftExamples(tasks: Task[], opts: SftOptions = {}): Promise
     }
   }
   return { examples, trajectories, incomplete };
+}
+
+/**
+ * How a reference call is broken for an error example: a tool the world does not have (TOOL_NOT_AVAILABLE), a
+ * required argument left out or given the wrong type (INVALID_PARAMETERS), or a string argument replaced by a
+ * name the world does not know (the tool's own domain error).
+ */
+export type CallCorruption = 'unknown-tool' | 'missing-argument' | 'wrong-type' | 'unknown-value';
+export const CALL_CORRUPTIONS: readonly CallCorruption[] = ['unknown-tool', 'missing-argument', 'wrong-type', 'unknown-value'];
+
+/** A broken copy of a call, or null when this corruption does not apply to it (e.g. no required argument). */
+export function corruptCall(call: ToolCall, tools: ToolSchema[], how: CallCorruption, pick: (n: number) => number): ToolCall | null {
+  const tool = tools.find((t) => t.name === call.name);
+  const args = { ...call.arguments };
+  const required = (Array.isArray(tool?.parameters?.required) ? tool!.parameters.required : []).filter((k) => k in args);
+  const strings = Object.keys(args).filter((k) => typeof args[k] === 'string');
+  const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'ti', 'vo', 'ze'];
+  const word = () => Array.from({ length: 3 }, () => syllables[pick(syllables.length)]).join('');
+  switch (how) {
+    case 'unknown-tool': {
+      const names = new Set(tools.map((t) => t.name));
+      let name = `${call.name.split('_')[0]}_${word()}`;
+      while (names.has(name)) name += 'x';
+      return { name, arguments: args };
+    }
+    case 'missing-argument': {
+      if (required.length === 0) return null;
+      delete args[required[pick(required.length)]];
+      return { name: call.name, arguments: args };
+    }
+    case 'wrong-type': {
+      const k = [...strings, ...required].find((x) => typeof args[x] === 'string') ?? Object.keys(args).find((x) => typeof args[x] !== 'object');
+      if (k === undefined) return null;
+      args[k] = typeof args[k] === 'string' ? 1000 + pick(9000) : word();
+      return { name: call.name, arguments: args };
+    }
+    case 'unknown-value': {
+      if (strings.length === 0) return null;
+      const k = strings[pick(strings.length)];
+      args[k] = word();
+      return { name: call.name, arguments: args };
+    }
+  }
+}
+
+/**
+ * Rehearse rows for broken calls, so a starter learns what the real environment answers to a call it rejects
+ * (SFT data is otherwise all valid expert calls, and a Rehearse role that never saw an error invents a success).
+ * For each task one reference call is broken (`pick` decides which and how); the teacher replays the reference up
+ * to it, Act emits the broken call, and the Rehearse target is the real environment's answer to it after the
+ * reference calls before it. Only that Rehearse row is kept: Act is never taught to make the broken call. Tasks
+ * where the chosen corruption leaves the call valid (the environment accepts it) give no row.
+ */
+export async function sftErrorExamples(tasks: Task[], pick: (n: number) => number, opts: SftOptions = {}): Promise<SftExample[]> {
+  const format = opts.rollout?.format ?? compactFormat;
+  const out: SftExample[] = [];
+  for (const task of tasks) {
+    const ref = task.reference as Message[];
+    const calls = ref.flatMap((m) => (m.role === 'assistant' ? m.toolCalls ?? [] : []));
+    if (calls.length === 0) continue;
+    const k = pick(calls.length);
+    const env = task.makeEnv();
+    const tools = env.tools();
+    const broken = corruptCall(calls[k], tools, CALL_CORRUPTIONS[pick(CALL_CORRUPTIONS.length)], pick);
+    if (!broken) continue;
+    for (let i = 0; i < k; i++) env.call(calls[i].name, calls[i].arguments);
+    let obs;
+    try { obs = env.call(broken.name, broken.arguments); } catch { continue; }
+    if (!obs.error && !/^\s*(\{\s*"error|error\b)/i.test(obs.text)) continue;
+    // The reference with call k broken: the teacher answers every earlier Rehearse request with its real result.
+    const script = scriptOf(task);
+    let seen = 0;
+    script.acts = ref.filter((m) => m.role === 'assistant').map((m) => {
+      if (!m.toolCalls?.length) return m.content;
+      const cs = m.toolCalls.map((c) => (seen++ === k ? broken : c));
+      return formatAct(undefined, cs);
+    });
+    script.results = [...script.results.slice(0, k), formatRehearse(undefined, toResultJson(obs.text))];
+    const teacher = new Teacher(task, opts.maxContext ?? 1 << 20, opts.countTokens ?? ((s) => Math.ceil(s.length / 4)), script);
+    const [tr] = await rollout([{ task, groupId: task.id }], {
+      ...opts.rollout, mode: 'rehearsal', policy: teacher, keepPrompts: true, seed: 0,
+      act: { ...opts.rollout?.act, temperature: 0 }, rehearse: { ...opts.rollout?.rehearse, temperature: 0 },
+    });
+    const row = tr.rows.filter((r) => r.role === 'rehearse')[k];
+    if (!row?.prompt || row.call?.name !== broken.name) continue;
+    out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: stripStop(row.text, format.stop) + (format.stop[0] ?? '') });
+  }
+  return out;
 }

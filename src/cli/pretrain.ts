@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { evaluate, succeeded, type EvalResult } from '../agent/evaluate';
 import { COMPACT_CHAT_TEMPLATE, PROTOCOL_TOKENS } from '../agent/chatTemplate';
 import { LEAN_PROFILE, profileFromConfig, rolloutSettings, type PromptProfile } from '../agent/profile';
-import { sftExamples, type SftExample } from '../agent/sft';
+import { sftErrorExamples, sftExamples, type SftExample } from '../agent/sft';
 import { scrambleExamples } from '../agent/scramble';
 import { copyDrill } from '../agent/copy-drill';
 import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftConversationRows, sftTokenRows, trainedTokens, type SftRow } from '../bench/sft-reference';
@@ -75,6 +75,8 @@ const cli = defineCli({
     'copy-rows': { type: 'int', help: 'drill rows per warm-up step', default: 32, min: 1 },
     'copy-mix': { type: 'int', help: 'drill rows added to every later step', default: 0, min: 0 },
     'rehearse-share': { type: 'number', help: 'share of train conversations that keep their Rehearse rows (the rest train Act rows only)', default: 1, min: 0, max: 1 },
+    'error-share': { type: 'number', help: 'share of train conversations that also get a Rehearse row for a broken copy of one of their calls, with the real environment\'s error as target (src/agent/sft.ts sftErrorExamples)', default: 0, min: 0, max: 1 },
+    'rehearse-schema': { type: 'string', help: 'what the Rehearse prompt shows of the called tool\'s parameters (stored in the folder\'s profile; default: the profile\'s)', choices: ['json', 'compact', 'none'] },
     'copy-weight': { type: 'number', help: 'loss weight of target word tokens that also occur in the prompt (names, ids and tool names copied from the context)', default: 1, min: 0 },
     'curve-every': { type: 'number', help: 'evaluate held-out success every so many training CPU-minutes (0 = only at the end)', default: 0, min: 0 },
     budget: { type: 'number', help: 'stop after this many training CPU-minutes (cumulative with --init\'s)', min: 0 },
@@ -105,8 +107,14 @@ const cpuMinutes = () => { const u = process.cpuUsage(); return (u.user + u.syst
 
 /** Tokenized SFT rows of some tasks, grouped by conversation (one entry per task, rows in order). */
 async function conversationRows(tasks: Task[], tok: BPETokenizer, profile: PromptProfile, rng = new Rng(seed + 41)): Promise<SftRow[][]> {
-  let { examples } = await sftExamples(tasks, { rollout: rolloutSettings(profile), maxContext, countTokens: (s) => tok.encode(s).length });
+  const sft = { rollout: rolloutSettings(profile), maxContext, countTokens: (s: string) => tok.encode(s).length };
+  let { examples } = await sftExamples(tasks, sft);
   examples = reshape(examples, rng);
+  if (args['error-share'] > 0) {
+    // One draw per task, in task order, then the broken call's examples join their task's conversation.
+    const chosen = tasks.filter(() => rng.uniform() < args['error-share']);
+    examples = [...examples, ...await sftErrorExamples(chosen, (n) => rng.int(n), sft)];
+  }
   return sftConversationRows(examples, tok, maxContext).map((rows) => copyWeighted(rows, tok));
 }
 
@@ -173,8 +181,11 @@ export interface CurvePoint {
 
 async function main() {
   const init = initDir ? await loadModelFolder(initDir) : undefined;
-  const profile: PromptProfile = init ? ((init.rawConfig.envace as { profile?: PromptProfile } | undefined)?.profile ?? SFT_PROFILE)
+  const base: PromptProfile = init ? ((init.rawConfig.envace as { profile?: PromptProfile } | undefined)?.profile ?? SFT_PROFILE)
     : args.profile === 'lean' ? LEAN_PROFILE : SFT_PROFILE;
+  const schema = args['rehearse-schema'];
+  const profile: PromptProfile = schema === undefined ? base
+    : { ...base, rehearsePrompt: { ...base.rehearsePrompt, schema: schema === 'json' ? true : schema === 'compact' ? 'compact' : false } };
   const trainTasks = worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: nTasks, difficulty: args.difficulty }));
   const testTasks = worlds.flatMap((w) => getWorld(w).tasks({ split: 'test', count: nEval }));
   log(`worlds ${worlds.join(',')}: ${trainTasks.length} train tasks${args.fresh ? ' (tokenizer corpus; steps draw fresh tasks)' : ''}, ${testTasks.length} held-out tasks`);
@@ -225,7 +236,7 @@ async function main() {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
         meta: {
           size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
-          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], rehearseShare: args['rehearse-share'], lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], errorShare: args['error-share'], scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], rehearseShare: args['rehearse-share'], lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
           examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
           cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,
         },

@@ -70,8 +70,10 @@ export interface TrainConfig {
   /**
    * Dynamic sampling (DAPO): a group whose K trajectory rewards are all equal carries no advantage, so it is
    * replaced by a fresh task's group until the step holds tasksPerStep informative groups or maxRefills extra
-   * groups were rolled out. Rows with zero advantage are left out of the update (with KL off they add nothing
-   * to the gradient; the loss keeps the whole step's row count as its divisor, so the gradient is unchanged).
+   * groups were rolled out. As in DAPO the update averages over the informative groups' rows only (dropping a
+   * group of equal rewards shrinks the loss's divisor, so the remaining rows weigh more). Within the kept groups,
+   * rows whose advantage is zero are skipped (with KL off they add nothing to the gradient; the divisor still
+   * counts them, so that skip changes no weight).
    */
   dynamicSampling: boolean;
   /** Extra groups a step may roll out to fill its quota of informative groups (dynamic sampling). */

@@ -1,0 +1,44 @@
+// Error examples for the Rehearse role: a broken reference call and the real environment's answer to it.
+import { describe, expect, it } from 'vitest';
+import { LEAN_PROFILE, rolloutSettings } from '../../src/agent/profile';
+import { CALL_CORRUPTIONS, corruptCall, sftErrorExamples } from '../../src/agent/sft';
+import { parseRehearse, validateCall } from '../../src/agent/protocol';
+import { REHEARSE_MARKER } from '../../src/agent/prompts';
+import { Rng } from '../../src/engine/rng';
+import { getWorld } from '../../src/envs/worlds/index';
+import { KV_TOOLS } from '../../src/agent/testing';
+
+describe('broken calls', () => {
+  it('each corruption breaks the call the way it says', () => {
+    const call = { name: 'set', arguments: { key: 'color', value: 'blue' } };
+    const pick = (n: number) => n - 1;
+    expect(validateCall(corruptCall(call, KV_TOOLS, 'unknown-tool', pick)!, KV_TOOLS)?.code).toBe('TOOL_NOT_AVAILABLE');
+    expect(validateCall(corruptCall(call, KV_TOOLS, 'missing-argument', pick)!, KV_TOOLS)?.code).toBe('INVALID_PARAMETERS');
+    expect(validateCall(corruptCall(call, KV_TOOLS, 'wrong-type', pick)!, KV_TOOLS)?.code).toBe('INVALID_PARAMETERS');
+    const v = corruptCall(call, KV_TOOLS, 'unknown-value', pick)!;
+    expect(validateCall(v, KV_TOOLS)).toBeNull();
+    expect(v.arguments.value).not.toBe('blue');
+    expect(corruptCall({ name: 'list', arguments: {} }, KV_TOOLS, 'missing-argument', pick)).toBeNull();
+    expect(call.arguments).toEqual({ key: 'color', value: 'blue' }); // never mutated
+  });
+
+  for (const w of ['files', 'retail']) {
+    it(`${w}: Rehearse rows whose target is the real environment's error, one per task at most`, async () => {
+      const tasks = getWorld(w).tasks({ split: 'train', count: 24 });
+      const rng = new Rng(5);
+      const ex = await sftErrorExamples(tasks, (n) => rng.int(n), { rollout: rolloutSettings(LEAN_PROFILE), maxContext: 1024, countTokens: (s) => Math.ceil(s.length / 4) });
+      expect(ex.length).toBeGreaterThan(6);
+      expect(new Set(ex.map((e) => e.taskId)).size).toBe(ex.length);
+      for (const e of ex) {
+        expect(e.role).toBe('rehearse');
+        expect(e.prompt).toContain(REHEARSE_MARKER);
+        const p = parseRehearse(e.target.replace(/<\|end\|>$/, ''));
+        expect(p.ok).toBe(true);
+        expect(JSON.stringify(p.ok && p.value)).toMatch(/error/i);
+      }
+      // Several kinds of error, not one.
+      expect(new Set(ex.map((e) => (e.target.match(/"code":\s*"([A-Z_]+)"/) ?? [, 'domain'])[1])).size).toBeGreaterThan(1);
+      void CALL_CORRUPTIONS;
+    });
+  }
+});
