@@ -260,6 +260,8 @@ export interface EvalReport {
   success: Estimate; outcome: Estimate; checklist: Estimate; pass_at_k: Estimate;
   terminations: Record<string, number>;
   generations: number;
+  /** Generations stopped by their token budget, per role; absent in reports older than the count. */
+  truncated?: { act: number; rehearse: number };
   seconds: number;
   chunks: number; chunk_tasks: number;
   bootstrap: { resamples: number; seed: number; level: number; over: 'tasks' };
@@ -280,6 +282,7 @@ export function evalReport(r: ProtocolResult, meta: { model: string; world: stri
     success: est.success, outcome: est.outcome, checklist: est.checklist, pass_at_k: est.pass_at_k,
     terminations: r.summary.terminations,
     generations: r.summary.generations,
+    truncated: r.summary.truncated,
     seconds: Number(r.seconds.toFixed(2)),
     chunks: r.chunks, chunk_tasks: r.chunkTasks,
     bootstrap: { ...boot, level: 0.95, over: 'tasks' },

@@ -67,11 +67,15 @@ export interface RunOptions {
   /** Screen this many train tasks (k rollouts each) and train on the frontier ones (src/rl/screen.ts). */
   screen?: { candidates: number; k: number };
 }
-export interface RunResult { before: EvalMetrics; after: EvalMetrics; secondsPerStep: number; trainer: GrpoTrainer }
+export interface RunResult { before: EvalMetrics; after: EvalMetrics; secondsPerStep: number; trainer: GrpoTrainer; cpuMinutes: number }
+
+/** CPU-minutes of this process since `from` (all threads; a resumed run counts only its own part). */
+const cpuMinutes = (from: NodeJS.CpuUsage) => { const u = process.cpuUsage(from); return Number(((u.user + u.system) / 60e6).toFixed(2)); };
 
 /** Runs one training run to completion (used by train and ablation). */
 export async function runTraining(o: RunOptions): Promise<RunResult> {
   const modelDir = o.spec.model ?? 'models/envace-small';
+  const cpu0 = process.cpuUsage();
   const folder = await loadModelFolder(modelDir);
   await mkdir(o.out, { recursive: true });
   const store = new FileCheckpointStore(join(o.out, 'checkpoints'));
@@ -114,11 +118,11 @@ export async function runTraining(o: RunOptions): Promise<RunResult> {
   await writeModelFolder(join(o.out, 'model'), {
     config: folder.config, params: trainer.actParams(), tokenizer: folder.tokenizerJson,
     chatTemplate: folder.tokenizerConfig.chat_template as string | undefined,
-    meta: { ...(folder.rawConfig.envace as object), rl: { variant: c.variant, seed: c.seed, steps: c.steps, from: modelDir } },
+    meta: { ...(folder.rawConfig.envace as object), rl: { variant: c.variant, seed: c.seed, steps: c.steps, from: modelDir, config: c, cpuMinutes: cpuMinutes(cpu0) } },
   });
   const h = trainer.history;
   const secondsPerStep = h.length ? h.reduce((s, m) => s + m.secondsPerStep, 0) / h.length : 0;
-  return { before, after, secondsPerStep, trainer };
+  return { before, after, secondsPerStep, trainer, cpuMinutes: cpuMinutes(cpu0) };
 }
 
 /**
@@ -173,7 +177,7 @@ async function main() {
   const out = a.out ?? join('runs', `${spec.variant ?? 'envace'}-${spec.seed ?? 1}`);
   try {
     const r = await runTraining({ spec, out, resume: a.resume, screen: a.screen ? { candidates: a.screen, k: a['screen-k'] } : undefined });
-    console.log(JSON.stringify({ out, before: r.before, after: r.after, secondsPerStep: Number(r.secondsPerStep.toFixed(2)) }, null, 2));
+    console.log(JSON.stringify({ out, before: r.before, after: r.after, secondsPerStep: Number(r.secondsPerStep.toFixed(2)), cpuMinutes: r.cpuMinutes }, null, 2));
   } catch (e) {
     if (e instanceof ConfigError) { console.error(e.message); process.exit(2); }
     throw e;
