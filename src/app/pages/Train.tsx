@@ -14,7 +14,7 @@ import {
 } from '../components/train/runs';
 import { trainWorker } from '../components/train/client';
 import { StepProgress } from '../components/train/StepProgress';
-import { DEFAULT_TRAIN_STARTER, TINY_MODEL_ID, watchingLine } from '../components/train/preset';
+import { DEFAULT_TRAIN_STARTER, TINY_MODEL_ID, watchingLine, WHY_DEFAULT } from '../components/train/preset';
 import { ErrorBox, Field, fmt, fmtBytes, Panel } from '../components/ui';
 import { useModelIndex } from '../modelIndex';
 import { useApp } from '../store';
@@ -236,6 +236,7 @@ export function TrainPage() {
 
       <div style={{ display: 'flex', flexDirection: 'column', gap: 8, minWidth: 0 }}>
         <div className={starterMissing ? 'not-available' : 'muted'} role="note" data-testid="train-watching">{watching}</div>
+        {variant !== 'envace' && <div className="muted" role="note" data-testid="train-why-default">{WHY_DEFAULT}</div>}
         <Panel title={active ? `Run ${active.label}` : 'Run'} testId="train-progress"
           right={active ? <span data-testid="train-state">{stateText(active)}{active.error && stateText(active) === 'error' ? `: ${active.error.slice(0, 80)}` : ''}</span> : null}>
           {active?.error && <div className="top-error" data-testid="train-error-top"><ErrorBox error={active.error} /></div>}

@@ -15,3 +15,9 @@ export function watchingLine(o: { variant: string; model: string; world: string;
   const evals = o.evalEvery > 0 ? `; held-out success is measured on ${o.evalTasks} unseen ${tasks} (${how}) in the real environment every ${o.evalEvery} steps` : '';
   return `${o.fallback ? `${DEFAULT_TRAIN_STARTER} is missing from models/, so: ` : ''}You are watching ${o.variant} fine-tune ${what} on a pool of ${o.pool} ${tasks}: each step samples ${o.group} attempts at temperature ${o.temperature} at each of ${o.tasks} tasks and pushes up the better-scoring ones (reward = checklist score)${evals}.`;
 }
+
+/**
+ * Why the page opens on GRPO + real environment and not on EnvACE (the variant the playground is about): the
+ * README's "positive control" and "simulator gate" sections hold the measurements behind it.
+ */
+export const WHY_DEFAULT = 'Why this default: GRPO against the real environment is the positive control that measurably improves the starter (README); EnvACE (one click away: rollout mode "rehearsal") trains on the policy\'s own imagined tool results, and has not yet been shown to raise held-out success within 5 minutes on WASM.';
