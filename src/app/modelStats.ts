@@ -4,7 +4,7 @@
 
 import { useEffect, useState } from 'react';
 import type { ModelEntry } from '../worker/protocol';
-import type { HeldOutCurve } from './components/models/pretrainCurve';
+import { readEvalFile, type EvalFile } from './components/bench/readers';
 
 /** Parameters of a Llama-style decoder as described by an HF config.json; null when fields are missing. */
 export function llamaParams(c: Record<string, unknown> | null | undefined): number | null {
@@ -31,21 +31,15 @@ export function fmtParams(p: number | null): string {
   return String(p);
 }
 
-/** One evaluation of eval.json: a world in one mode (src/agent/evaluate.ts EvalResult, abridged). */
-export interface HeldOutEval {
-  mode: string; tasks: number; k: number; success: number; outcome: number; checklist: number; passAtK: number;
-  fidelity?: { calls: number; exactRate: number; meanF1: number; errorAgreeRate: number };
-  terminations?: Record<string, number>;
-}
-export interface EvalFile {
-  heldOutTasks?: number; note?: string; evals: Record<string, Record<string, HeldOutEval>>;
-  /** Held-out success against cumulative pretraining CPU-minutes (src/app/components/models/pretrainCurve.ts). */
-  heldOutCurve?: HeldOutCurve;
-}
+// eval.json's types and reader live with the other results readers (src/app/components/bench/readers.ts).
+export type { EvalFile, HeldOutEval } from './components/bench/readers';
 
-const cache = new Map<string, Promise<EvalFile | null>>();
+const cache = new Map<string, Promise<{ file: EvalFile | null; problems: string[] }>>();
 
-/** eval.json of a folder that ships one (null: none, or unreadable). */
+/**
+ * eval.json of a folder that ships one (null: none, or unreadable), read by readEvalFile: evaluations with a
+ * wrong field are left out and named in `error` next to the ones that are shown.
+ */
 export function useEvalFile(m: ModelEntry | null | undefined): { data: EvalFile | null; error: string | null } {
   const [state, setState] = useState<{ data: EvalFile | null; error: string | null }>({ data: null, error: null });
   useEffect(() => {
@@ -54,11 +48,12 @@ export function useEvalFile(m: ModelEntry | null | undefined): { data: EvalFile 
     let live = true;
     const url = `${m.url}eval.json`;
     if (!cache.has(url)) {
-      const p = fetch(url).then((r) => (r.ok ? r.json() as Promise<EvalFile> : Promise.reject(new Error(`${url}: HTTP ${r.status}`))));
+      const p = fetch(url).then((r) => (r.ok ? r.json() as Promise<unknown> : Promise.reject(new Error(`${url}: HTTP ${r.status}`)))).then(readEvalFile);
       cache.set(url, p);
       p.catch(() => cache.delete(url));
     }
-    cache.get(url)!.then((data) => live && setState({ data, error: null }), (e: Error) => live && setState({ data: null, error: e.message }));
+    cache.get(url)!.then(({ file, problems }) => live && setState({ data: file, error: problems.length ? `eval.json: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ` (+${problems.length - 3} more)` : ''}` : null }),
+      (e: Error) => live && setState({ data: null, error: e.message }));
     return () => { live = false; };
   }, [m?.url]);
   return state;

@@ -25,6 +25,7 @@ import { FuzzViolation } from '../bench/fuzz/harness';
 import { runSurfaceIsolated } from '../bench/fuzz/isolate';
 import { checkpointSurface } from '../bench/fuzz/checkpoint';
 import { envsCallSurface, hfSourceSurface } from '../bench/fuzz/cli-inputs';
+import { resultsSurface } from '../bench/fuzz/results';
 
 const KEYS = Object.keys(SCHEMA);
 
@@ -102,7 +103,7 @@ export const cliSurface: Surface<{ cli: number; argv: string[] }> = {
 
 export function allSurfaces(): Surface<any>[] {
   return [actSurface, rehearseSurface, traceSurface, dumpSurface, modelFolderSurface, urlSurface, trainConfigSurface, cliSurface,
-    bfclToolSurface, tau2ToolSurface, builtinToolSurface, checkpointSurface, hfSourceSurface, envsCallSurface];
+    bfclToolSurface, tau2ToolSurface, builtinToolSurface, checkpointSurface, hfSourceSurface, envsCallSurface, resultsSurface];
 }
 
 export const FUZZ_CLI = defineCli({

@@ -81,7 +81,7 @@ describe(`every surface, ${CASES} fixed-seed cases`, () => {
   const names = allSurfaces().map((s) => s.name);
   it('covers the surfaces the issue names', () => {
     expect(names).toEqual(['act-output', 'rehearse-output', 'trace-file', 'reference-dump', 'model-folder', 'url-params', 'train-config',
-      'cli-args', 'tools-bfcl', 'tools-tau2', 'tools-builtin', 'checkpoint-bytes', 'hf-source', 'envs-call']);
+      'cli-args', 'tools-bfcl', 'tools-tau2', 'tools-builtin', 'checkpoint-bytes', 'hf-source', 'envs-call', 'results-json']);
   });
 
   for (const s of allSurfaces()) {

@@ -10,6 +10,8 @@ import { useApp } from '../store';
 import { api } from '../worker';
 import { HfModelsPanel } from '../components/models/HfModels';
 import { PretrainCurve } from '../components/models/PretrainCurve';
+import { heldOutRows } from '../components/bench/readers';
+import type { HeldOutCurve } from '../components/models/pretrainCurve';
 
 export function ModelsPage() {
   const s = useApp((st) => st.settings);
@@ -147,18 +149,18 @@ function HeldOut(props: { name: string; file: EvalFile | null; error: string | n
         <table className="rows">
           <thead><tr><th>world</th><th>mode</th><th>tasks × k</th><th><Metric name="success" /></th><th><Metric name="state check" /></th><th><Metric name="checklist" /></th><th><Metric name="field F1" /></th><th><Metric name="exact" /></th></tr></thead>
           <tbody>
-            {Object.entries(f.evals).flatMap(([world, modes]) => Object.entries(modes ?? {}).map(([mode, e]) => (
-              <tr key={`${world}/${mode}`}>
-                <td>{world}</td><td>{mode}</td><td>{e.tasks} × {e.k}</td><td>{fmt(e.success, 3)}</td><td>{fmt(e.outcome, 3)}</td><td>{fmt(e.checklist, 3)}</td>
-                <td>{e.fidelity && e.fidelity.calls > 0 ? fmt(e.fidelity.meanF1, 3) : '–'}</td><td>{e.fidelity && e.fidelity.calls > 0 ? fmt(e.fidelity.exactRate, 3) : '–'}</td>
+            {heldOutRows(f).map((e) => (
+              <tr key={e.key}>
+                <td>{e.world}</td><td>{e.mode}</td><td>{e.tasks} × {e.k}</td><td>{fmt(e.success, 3)}</td><td>{fmt(e.outcome, 3)}</td><td>{fmt(e.checklist, 3)}</td>
+                <td>{e.fieldF1 !== null ? fmt(e.fieldF1, 3) : '–'}</td><td>{e.exact !== null ? fmt(e.exact, 3) : '–'}</td>
               </tr>
-            )))}
+            ))}
           </tbody>
         </table>
       )}
       {f?.note && <div className="muted">{f.note}</div>}
       <div className="subhead">pretraining curve</div>
-      {f || !props.shipped ? <PretrainCurve name={props.name} curve={f?.heldOutCurve} /> : null}
+      {f || !props.shipped ? <PretrainCurve name={props.name} curve={f?.heldOutCurve as HeldOutCurve | undefined} /> : null}
     </div>
   );
 }

@@ -10,7 +10,7 @@ import { useApp } from '../../store';
 import { tickLabel } from '../charts';
 import { Empty, Field, Panel } from '../ui';
 import { CurveChart, ExportButtons, PALETTE } from './CurveChart';
-import { ABLATIONS, ablationCurves, BUDGETS, budgetRows, CURVE_METRICS, EVALS, modelName, TTS, ttsSweep, type CurveMetric, type Row, type TtsMetric } from './results';
+import { ABLATIONS, ablationCurves, BUDGETS, budgetRows, CURVE_METRICS, EVALS, evalSuiteRows, modelName, TTS, ttsSweep, type CurveMetric, type EvalMetric, type Row, type TtsMetric } from './results';
 
 const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
 const tooltip = { contentStyle: { background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }, labelStyle: { color: '#9aa6b8' } };
@@ -116,19 +116,10 @@ const NOT_EVALUATED = [
   { suite: 'τ²-bench retail', why: 'the environment exists (src/envs/tau2) but it is not wired into the evaluation protocol; no result yet' },
 ];
 
-type EvalMetric = 'success' | 'outcome' | 'checklist' | 'pass_at_k';
-
 export function EvalSuites(props: { yourRun: BenchEvalResult | null; yourRunStale: boolean }) {
   const metric = useApp((st) => st.settings['be.metric']) as EvalMetric;
   const ref = useRef<HTMLDivElement>(null);
-  const rows: Row[] = EVALS.map((e) => {
-    const d = e.data;
-    const est = d[metric];
-    return {
-      label: `${modelName(d.model).replace(/^envace-/, '')} ${d.world} ${d.k === 1 && !/Avg/.test(d.protocol) ? 'greedy' : `Avg@${d.k}`}${typeof d.difficulty === 'number' ? ` d${d.difficulty}` : ''}${d.n_tasks !== 100 ? ` ×${d.n_tasks}` : ''}`,
-      file: e.file, shipped: est.mean, shipped_band: est.ci95, shipped_err: [est.mean - est.ci95[0], est.ci95[1] - est.mean],
-    };
-  });
+  const rows: Row[] = evalSuiteRows(EVALS, metric);
   if (props.yourRun) {
     const r = props.yourRun;
     const est = r.estimates[metric];

@@ -1,0 +1,276 @@
+// The readers of the results JSON the Benchmarks and Models pages draw (issue 21): every file is checked field by
+// field before a chart or table touches it, so a malformed or foreign JSON file is skipped (with the reason)
+// instead of crashing the page, and the row builders the charts call. Pure (no Vite glob, no DOM): the fuzzer
+// (src/bench/fuzz/results.ts) drives exactly these functions. results.ts loads the committed files through them.
+// The formats are docs/results/README.md (`envace-ablation-summary/1`, the eval JSON) and src/tts/README.md.
+
+export interface Estimate { mean: number; ci95: [number, number] }
+
+export interface AblationRun {
+  variant: string; seed: number;
+  curve: Record<string, number | boolean | null>[];
+  evals: Record<string, number | null>[];
+}
+export interface AblationSummary {
+  format: string;
+  protocol: { world: string; n_tasks: number; k: number; seeds: number[]; steps: number; model: string; config?: Record<string, unknown> };
+  variants: { name: string; label: string; seeds: number[]; metrics: Record<string, Estimate> }[];
+  runs: AblationRun[];
+}
+export interface TtsConfig { strategy: string; n: number; memory: string; tasks: number; success: Estimate; checklist: Estimate; passAtK: Estimate; promptTokens?: { firstTurn: number } }
+export interface TtsResult { model: string; world: string; tasksDone: number; memoryTokens: number; protocol: { k: number; temperature: number; topP: number; seed: number }; assessor: string; configs: TtsConfig[] }
+export interface EvalJson { protocol: string; model: string; world: string; n_tasks: number; k: number; seed: number; difficulty?: number | string; success: Estimate; outcome: Estimate; checklist: Estimate; pass_at_k: Estimate }
+
+/**
+ * The real-environment budget sweep (`npm run ablation -- --budget …`): the `budget` field, format
+ * `envace-budget-sweep/1`, of an ablation summary (docs/results/README.md). x: real calls spent in training
+ * (`points[].real_calls.mean`, the untrained base at 0) or the fraction p; y: a metric with its interval.
+ */
+export interface BudgetSweep {
+  format: string; variant: string; label: string; seeds: number[]; steps: number;
+  base: { real_calls: number; metrics: Record<string, Estimate> };
+  points: { real_fraction: number; seeds: number[]; real_calls: { mean: number; per_seed: number[] }; metrics: Record<string, Estimate> }[];
+}
+
+// ---- readers: a value of the format, or null ---------------------------------------------------------------
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isStr = (v: unknown): v is string => typeof v === 'string';
+const isNumList = (v: unknown): v is number[] => Array.isArray(v) && v.every(isNum);
+/** A share with its 95% interval: every number in [0, 1], lo ≤ hi (all the metrics these files carry are shares). */
+export function isEstimate(v: unknown): v is Estimate {
+  if (!isObj(v) || !isNum(v.mean) || !Array.isArray(v.ci95) || v.ci95.length !== 2) return false;
+  const [lo, hi] = v.ci95 as unknown[];
+  return isNum(lo) && isNum(hi) && lo <= hi && [v.mean, lo, hi].every((x) => (x as number) >= 0 && (x as number) <= 1);
+}
+const isEstimates = (v: unknown): v is Record<string, Estimate> => isObj(v) && Object.values(v).every(isEstimate);
+
+function isProtocol(p: unknown): p is AblationSummary['protocol'] {
+  return isObj(p) && isStr(p.world) && isNum(p.n_tasks) && isNum(p.k) && isNumList(p.seeds) && isNum(p.steps) && isStr(p.model)
+    && (p.config === undefined || isObj(p.config));
+}
+
+/** An `envace-ablation-summary/…` file (its budget field is read apart, by readBudgetSweep). */
+export function readAblationSummary(x: unknown): AblationSummary | null {
+  if (!isObj(x) || !isStr(x.format) || !x.format.startsWith('envace-ablation-summary/') || !isProtocol(x.protocol)) return null;
+  if (!Array.isArray(x.variants) || !x.variants.every((v) => isObj(v) && isStr(v.name) && isStr(v.label) && isNumList(v.seeds) && isEstimates(v.metrics))) return null;
+  if (!Array.isArray(x.runs) || !x.runs.every((r) => isObj(r) && isStr(r.variant) && isNum(r.seed)
+    && Array.isArray(r.curve) && r.curve.every(isObj) && Array.isArray(r.evals) && r.evals.every(isObj))) return null;
+  return x as unknown as AblationSummary;
+}
+
+/** The `budget` field of a summary (format `envace-budget-sweep/…`) with the summary's protocol, or null. */
+export function readBudgetSweep(x: unknown): { protocol: AblationSummary['protocol']; sweep: BudgetSweep } | null {
+  if (!isObj(x) || !isProtocol(x.protocol) || !isObj(x.budget)) return null;
+  const b = x.budget;
+  if (!isStr(b.format) || !b.format.startsWith('envace-budget-sweep/') || !isStr(b.variant) || !isStr(b.label) || !isNumList(b.seeds) || !isNum(b.steps)) return null;
+  if (!isObj(b.base) || !isNum(b.base.real_calls) || !isEstimates(b.base.metrics)) return null;
+  if (!Array.isArray(b.points) || !b.points.every((pt) => isObj(pt) && isNum(pt.real_fraction) && isNumList(pt.seeds)
+    && isObj(pt.real_calls) && isNum(pt.real_calls.mean) && isNumList(pt.real_calls.per_seed) && isEstimates(pt.metrics))) return null;
+  return { protocol: x.protocol, sweep: b as unknown as BudgetSweep };
+}
+
+/** A private-rehearsal sweep (`npm run tts -- --json`). */
+export function readTtsResult(x: unknown): TtsResult | null {
+  if (!isObj(x) || !isStr(x.model) || !isStr(x.world) || !isNum(x.tasksDone) || !isNum(x.memoryTokens) || !isStr(x.assessor)) return null;
+  const p = x.protocol;
+  if (!isObj(p) || !isNum(p.k) || !isNum(p.temperature) || !isNum(p.topP) || !isNum(p.seed)) return null;
+  if (!Array.isArray(x.configs) || !x.configs.every((c) => isObj(c) && isStr(c.strategy) && isNum(c.n) && isStr(c.memory) && isNum(c.tasks)
+    && isEstimate(c.success) && isEstimate(c.checklist) && isEstimate(c.passAtK))) return null;
+  return x as unknown as TtsResult;
+}
+
+/** An `npm run eval -- --json` report; other JSON dropped into eval/ (e.g. a fidelity report) is not one. */
+export function readEvalJson(x: unknown): EvalJson | null {
+  if (!isObj(x) || !isStr(x.protocol) || !isStr(x.model) || !isStr(x.world) || !isNum(x.n_tasks) || !isNum(x.k)) return null;
+  if (x.difficulty !== undefined && !isNum(x.difficulty) && !isStr(x.difficulty)) return null;
+  if (!(['success', 'outcome', 'checklist', 'pass_at_k'] as const).every((m) => isEstimate(x[m]))) return null;
+  return x as unknown as EvalJson;
+}
+export function isEvalJson(x: unknown): x is EvalJson { return readEvalJson(x) !== null; }
+
+// ---- the Models page's eval.json -----------------------------------------------------------------------------
+
+/** One evaluation of a model folder's eval.json: a world in one mode (src/agent/evaluate.ts EvalResult, abridged). */
+export interface HeldOutEval {
+  mode: string; tasks: number; k: number; success: number; outcome: number; checklist: number; passAtK: number;
+  fidelity?: { calls: number; exactRate: number; meanF1: number; errorAgreeRate: number };
+  terminations?: Record<string, number>;
+}
+export interface EvalFile {
+  heldOutTasks?: number; note?: string; evals: Record<string, Record<string, HeldOutEval>>;
+  /** Held-out success against cumulative pretraining CPU-minutes (src/app/components/models/pretrainCurve.ts). */
+  heldOutCurve?: unknown;
+}
+
+/**
+ * A folder's eval.json as the Models page shows it: evaluations with a wrong field are left out and listed in
+ * `problems`; a file that is not an object at all is null. heldOutCurve is checked point by point when drawn.
+ */
+export function readEvalFile(x: unknown): { file: EvalFile | null; problems: string[] } {
+  if (!isObj(x)) return { file: null, problems: ['eval.json must hold a JSON object'] };
+  const problems: string[] = [];
+  const evals: Record<string, Record<string, HeldOutEval>> = {};
+  if (x.evals !== undefined && !isObj(x.evals)) problems.push('evals must be an object of worlds');
+  for (const [world, modes] of Object.entries(isObj(x.evals) ? x.evals : {})) {
+    if (!isObj(modes)) { problems.push(`evals.${world} must be an object of modes`); continue; }
+    for (const [mode, e] of Object.entries(modes)) {
+      const f = isObj(e) ? e.fidelity : undefined;
+      const ok = isObj(e) && isNum(e.tasks) && isNum(e.k) && isNum(e.success) && isNum(e.outcome) && isNum(e.checklist)
+        && (f === undefined || (isObj(f) && isNum(f.calls) && isNum(f.meanF1) && isNum(f.exactRate)));
+      if (!ok) { problems.push(`evals.${world}.${mode} has a missing or non-numeric field`); continue; }
+      (evals[world] ??= {})[mode] = e as unknown as HeldOutEval;
+    }
+  }
+  const file: EvalFile = { evals };
+  if (isNum(x.heldOutTasks)) file.heldOutTasks = x.heldOutTasks;
+  if (isStr(x.note)) file.note = x.note;
+  if (x.heldOutCurve !== undefined) file.heldOutCurve = x.heldOutCurve;
+  return { file, problems };
+}
+
+/** The rows of the Models page's held-out table (numbers formatted by the page). */
+export function heldOutRows(f: EvalFile): { key: string; world: string; mode: string; tasks: number; k: number; success: number; outcome: number; checklist: number; fieldF1: number | null; exact: number | null }[] {
+  return Object.entries(f.evals).flatMap(([world, modes]) => Object.entries(modes).map(([mode, e]) => {
+    const fid = e.fidelity && e.fidelity.calls > 0 ? e.fidelity : null;
+    return { key: `${world}/${mode}`, world, mode, tasks: e.tasks, k: e.k, success: e.success, outcome: e.outcome, checklist: e.checklist, fieldF1: fid ? fid.meanF1 : null, exact: fid ? fid.exactRate : null };
+  }));
+}
+
+// ---- row builders the charts call ----------------------------------------------------------------------------
+
+/** Sets a row cell as an own property: series keys come from data, and '__proto__' must be a cell, not a prototype. */
+function put(row: Row, k: string, v: Row[string]): void {
+  Object.defineProperty(row, k, { value: v, writable: true, enumerable: true, configurable: true });
+}
+
+/** Rows for the budget chart: series `trained` (one point per p) and `base` (the untrained origin at x = 0). */
+export function budgetRows(b: BudgetSweep, metric: 'success' | 'checklist', x: 'real_calls' | 'p'): { rows: Row[]; series: SeriesSpec[] } {
+  const rows: Row[] = [];
+  const base = b.base.metrics[metric];
+  if (base && x === 'real_calls') rows.push({ real_calls: b.base.real_calls, p: null, base: base.mean, base_band: base.ci95 });
+  for (const pt of b.points) {
+    const e = pt.metrics[metric];
+    if (!e) continue;
+    rows.push({ real_calls: pt.real_calls.mean, p: pt.real_fraction, trained: e.mean, trained_band: e.ci95 });
+  }
+  rows.sort((a, c) => (a[x] as number) - (c[x] as number));
+  const series: SeriesSpec[] = [{ key: 'trained', label: `${b.label} trained with budget p` }];
+  if (base && x === 'real_calls') series.push({ key: 'base', label: 'base (untrained)' });
+  return { rows, series };
+}
+
+// ---- training curves ----------------------------------------------------------------------------------------
+
+/** What a training curve can show: scheduled evaluations (`evals`) or per-step training metrics (`curve`). */
+export const CURVE_METRICS = [
+  { key: 'success', label: 'success (scheduled eval)', from: 'evals' },
+  { key: 'checklist', label: 'checklist (scheduled eval)', from: 'evals' },
+  { key: 'recallF1', label: 'recall fidelity F1 (scheduled eval)', from: 'evals' },
+  { key: 'inferenceF1', label: 'inference fidelity F1 (scheduled eval)', from: 'evals' },
+  { key: 'fidelityF1', label: 'rehearsal fidelity F1 (training step)', from: 'curve' },
+  { key: 'reward', label: 'reward (training step)', from: 'curve' },
+] as const;
+export type CurveMetric = (typeof CURVE_METRICS)[number]['key'];
+
+/** Two-sided 95% Student t quantiles by degrees of freedom (1…30); beyond that the normal 1.96. */
+const T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
+  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+
+/**
+ * Mean and 95% t-interval over seeds, clipped to [0, 1] for shares. One seed: the band is the point (no spread
+ * to estimate). Two seeds give t = 12.7: wide bands are the honest answer to "how sure after two seeds".
+ */
+export function seedInterval(xs: number[], clip: boolean): Estimate & { n: number } {
+  const n = xs.length;
+  const mean = xs.reduce((a, b) => a + b, 0) / n;
+  if (n < 2) return { mean, ci95: [mean, mean], n };
+  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+  const h = (T95[n - 2] ?? 1.96) * sd / Math.sqrt(n);
+  const lo = clip ? Math.max(0, mean - h) : mean - h;
+  const hi = clip ? Math.min(1, mean + h) : mean + h;
+  return { mean, ci95: [lo, hi], n };
+}
+
+export type Row = Record<string, number | [number, number] | string | null>;
+export interface SeriesSpec { key: string; label: string }
+
+/** Rows by step for one metric: `<variant>` = mean over seeds, `<variant>_band` = its interval, `<variant>_n` = seeds. */
+export function ablationCurves(s: AblationSummary, metric: CurveMetric, variant: string): { rows: Row[]; series: SeriesSpec[] } {
+  const spec = CURVE_METRICS.find((m) => m.key === metric)!;
+  const variants = s.variants.filter((v) => v.name !== 'base' && (variant === 'all' || v.name === variant));
+  // A variant still running (not yet in `variants`) has runs but no summary entry: its curves are still shown.
+  const names = variant === 'all' ? [...new Set(s.runs.filter((r) => r.variant !== 'base').map((r) => r.variant))] : [variant];
+  const byStep = new Map<number, Row>();
+  const series: SeriesSpec[] = [];
+  for (const name of names) {
+    // A variant named like the x key would overwrite it: such a series is not drawn.
+    if (name === 'step') continue;
+    const values = new Map<number, number[]>();
+    for (const run of s.runs.filter((r) => r.variant === name)) {
+      for (const point of spec.from === 'evals' ? run.evals : run.curve) {
+        const v = point[metric];
+        const step = point.step;
+        if (typeof v !== 'number' || typeof step !== 'number') continue;
+        values.set(step, [...(values.get(step) ?? []), v]);
+      }
+    }
+    let drawn = false;
+    for (const [step, xs] of values) {
+      const e = seedInterval(xs, metric !== 'reward');
+      // Values near the float limit overflow the mean or the spread: such a point is not drawn.
+      if (!Number.isFinite(e.mean) || !e.ci95.every(Number.isFinite)) continue;
+      const row = byStep.get(step) ?? { step };
+      put(row, name, e.mean); put(row, `${name}_band`, e.ci95); put(row, `${name}_n`, e.n);
+      byStep.set(step, row);
+      drawn = true;
+    }
+    if (drawn) series.push({ key: name, label: variants.find((v) => v.name === name)?.label ?? name });
+  }
+  return { rows: [...byStep.values()].sort((a, b) => (a.step as number) - (b.step as number)), series };
+}
+
+// ---- private rehearsal sweep --------------------------------------------------------------------------------
+
+export type TtsMetric = 'success' | 'checklist';
+
+/** Rows by N: one series per (strategy, memory); N = 0 (no rehearsal) starts every line. */
+export function ttsSweep(t: TtsResult, metric: TtsMetric, memory: string): { rows: Row[]; series: SeriesSpec[] } {
+  const none = t.configs.find((c) => c.n === 0);
+  const combos = [...new Set(t.configs.filter((c) => c.n > 0 && (memory === 'both' || c.memory === memory)).map((c) => `${c.strategy}|${c.memory}`))];
+  const byN = new Map<number, Row>();
+  const series: SeriesSpec[] = [];
+  for (const combo of combos) {
+    const [strategy, mem] = combo.split('|') as [string, string];
+    const key = `${strategy}_${mem}`.replace(/-/g, '_');
+    if (key === 'n') continue; // would overwrite the x key
+    series.push({ key, label: `${strategy}, memory ${mem}` });
+    const points = [...(none ? [none] : []), ...t.configs.filter((c) => c.strategy === strategy && c.memory === mem)];
+    for (const c of points) {
+      const row = byN.get(c.n) ?? { n: c.n };
+      put(row, key, c[metric].mean); put(row, `${key}_band`, c[metric].ci95);
+      byN.set(c.n, row);
+    }
+  }
+  return { rows: [...byN.values()].sort((a, b) => (a.n as number) - (b.n as number)), series };
+}
+
+/** "envace-small" from "models/envace-small". */
+export const modelName = (path: string) => path.replace(/^.*\//, '');
+
+// ---- evaluation suites ------------------------------------------------------------------------------------
+
+export type EvalMetric = 'success' | 'outcome' | 'checklist' | 'pass_at_k';
+
+/** The evaluation-suites chart's rows for the shipped eval reports (the page appends the user's own run). */
+export function evalSuiteRows(evals: { file: string; data: EvalJson }[], metric: EvalMetric): Row[] {
+  return evals.map((e) => {
+    const d = e.data;
+    const est = d[metric];
+    return {
+      label: `${modelName(d.model).replace(/^envace-/, '')} ${d.world} ${d.k === 1 && !/Avg/.test(d.protocol) ? 'greedy' : `Avg@${d.k}`}${typeof d.difficulty === 'number' ? ` d${d.difficulty}` : ''}${d.n_tasks !== 100 ? ` ×${d.n_tasks}` : ''}`,
+      file: e.file, shipped: est.mean, shipped_band: est.ci95, shipped_err: [est.mean - est.ci95[0], est.ci95[1] - est.mean],
+    };
+  });
+}

@@ -1,0 +1,52 @@
+// The pages' readers of results JSON (src/app/components/bench/readers.ts, issue 21): a malformed file is
+// refused or partly shown with the reason, never half-read into a crash; data-named series are own row keys.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  ablationCurves, readAblationSummary, readBudgetSweep, readEvalFile, readEvalJson, readTtsResult, ttsSweep, type AblationSummary,
+} from '../../src/app/components/bench/readers';
+
+const json = (p: string) => JSON.parse(readFileSync(p, 'utf8')) as Record<string, any>;
+const SUMMARY = json('docs/results/ablation-small/summary.json');
+
+describe('results readers', () => {
+  it('accept the committed files and refuse each kind of damage', () => {
+    expect(readAblationSummary(SUMMARY)).not.toBeNull();
+    expect(readTtsResult(json('docs/results/tts-envace-small-files.json'))).not.toBeNull();
+    expect(readEvalJson(json('docs/results/eval/envace-small-files-greedy.json'))).not.toBeNull();
+    expect(readBudgetSweep(json('docs/results/budget-small/summary.json'))).not.toBeNull();
+    for (const bad of [
+      { ...SUMMARY, runs: undefined }, { ...SUMMARY, runs: [null] }, { ...SUMMARY, protocol: { ...SUMMARY.protocol, seeds: 'x' } },
+      { ...SUMMARY, variants: [{ ...SUMMARY.variants[0], metrics: { success: { mean: 2, ci95: [0, 1] } } }] },
+      { ...SUMMARY, variants: [{ ...SUMMARY.variants[0], metrics: { success: { mean: 0.5, ci95: [0.6, 0.4] } } }] },
+      null, [], 'x',
+    ]) expect(readAblationSummary(bad)).toBeNull();
+    const ev = json('docs/results/eval/envace-small-files-greedy.json');
+    expect(readEvalJson({ ...ev, pass_at_k: undefined })).toBeNull();
+    expect(readEvalJson({ ...ev, difficulty: [] })).toBeNull();
+  });
+
+  it("a variant named '__proto__' is an own series; one named like the x key is not drawn; overflowing values are skipped", () => {
+    const run = (variant: string, v: number) => ({ variant, seed: 1, curve: [{ step: 1, reward: v }], evals: [] });
+    const s = { ...SUMMARY, variants: [], runs: [run('__proto__', 0.5), run('step', 0.7), run('big', 1e308), run('big', 1e308), run('ok', 0.25)] } as unknown as AblationSummary;
+    const c = ablationCurves(s, 'reward', 'all');
+    expect(c.series.map((x) => x.key)).toEqual(['__proto__', 'ok']);
+    expect(c.rows).toHaveLength(1);
+    expect(Object.hasOwn(c.rows[0], '__proto__')).toBe(true);
+    expect(c.rows[0].step).toBe(1);
+    expect(Object.getPrototypeOf(c.rows[0])).toBe(Object.prototype);
+    const t = json('docs/results/tts-envace-small-files.json');
+    const sweep = ttsSweep({ ...t, configs: t.configs.map((x: any) => ({ ...x, strategy: 'n', memory: '' })) } as never, 'success', 'both');
+    expect(sweep.series.every((x) => x.key !== 'n')).toBe(true);
+  });
+
+  it("a model's eval.json: wrong evaluations are left out and named, the rest shown", () => {
+    const ok = { tasks: 100, k: 1, success: 0.5, outcome: 0.5, checklist: 0.7, passAtK: 0.5 };
+    const r = readEvalFile({ evals: { files: { real: ok, rehearsal: { ...ok, success: 'x' } }, retail: 7 }, heldOutTasks: 100 });
+    expect(Object.keys(r.file!.evals.files)).toEqual(['real']);
+    expect(r.problems).toEqual(['evals.files.rehearsal has a missing or non-numeric field', 'evals.retail must be an object of modes']);
+    expect(readEvalFile('x')).toEqual({ file: null, problems: ['eval.json must hold a JSON object'] });
+    const m = readEvalFile(json('models/envace-tiny/eval.json'));
+    expect(m.problems).toEqual([]);
+  });
+});
