@@ -49,7 +49,8 @@ describe('training worker death', () => {
     expect(runs.useRuns.getState().runs[0].status?.state).toBe('loading');
 
     waiting.get(lock)!(); // the worker's context ended
-    await started; // the pending trainStart settled instead of hanging
+    // the pending trainStart settles instead of hanging (checked against a clock, so a regression fails, not times out)
+    expect(await Promise.race([started.then(() => 'settled'), new Promise((r) => setTimeout(() => r('still pending'), 5000))])).toBe('settled');
     const st = runs.useRuns.getState();
     const r = st.runs.find((x) => x.runId === runId)!;
     expect(r.interrupted).toBe(true);
