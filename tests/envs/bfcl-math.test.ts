@@ -61,4 +61,9 @@ describe('MathAPI matches BFCL (mpmath / Decimal / Python numbers)', () => {
   it.each(CASES)('%s', (call, expected) => {
     expect(env.execPython(call).text).toBe(expected);
   });
+  it('refuses a logarithm past 10,000 digits at once instead of computing for minutes (a fuzz-found hang)', () => {
+    const t0 = performance.now();
+    expect(env.execPython('logarithm(value=3, base=-178, precision=86426)').text).toBe('{"error": "precision too large for this port"}');
+    expect(performance.now() - t0).toBeLessThan(500);
+  });
 });

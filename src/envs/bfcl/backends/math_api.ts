@@ -485,10 +485,15 @@ function mpfToStr(x: Mpf, dps: number): string {
   return sign + digits + (exponent > 0 ? 'e+' : 'e') + String(exponent);
 }
 
+const LOG_MAX_DPS = 10000n;
+
 function logarithm(value: unknown, base: unknown, precision: unknown): unknown {
   // mpmath.mp.dps = precision
   const dps = pyIntConv(precision);
-  if (dps > 100000n) throw new BfclPyError('MemoryError', 'precision too large for this port');
+  // The port's fixed-point series cost grows about cubically with the digits (10,000 digits ≈ 1.4 s, 20,000 ≈ 10 s,
+  // 86,426 ≈ minutes: a hang the fuzzer found, issue 21), where mpmath takes milliseconds: past 10,000 digits the
+  // port refuses instead of freezing the worker. BFCL's tasks ask for tens of digits.
+  if (dps > LOG_MAX_DPS) throw new BfclPyError('MemoryError', 'precision too large for this port');
   const prec = dpsToPrec(dps);
   const rd = reprDps(prec);
   const lv = mpLog(toMpf(value, prec), prec);
