@@ -16,19 +16,22 @@ interface TrainerInternals {
   cfg: GrpoTrainer['cfg'];
   ref?: Model;
   deps: { runtime: Runtime; config: Parameters<typeof ReferenceSampler.createOrtKVModel>[1]; tokenizer: ConstructorParameters<typeof ReferenceSampler.Sampler>[1]; ids: { pad: number; eos: number } };
-  update: (model: Model, rows: { row: { promptIds: number[]; outputIds: number[]; logprobs: number[] }; adv: number }[]) => Promise<UpdateResult>;
+  update: (model: Model, rows: { row: { promptIds: number[]; outputIds: number[]; logprobs: number[] }; adv: number }[], lr?: number) => Promise<UpdateResult>;
   sampler: (params: Params, name: string) => Promise<unknown>;
 }
 
 export function useReferencePaths(trainer: GrpoTrainer, opts: { microBatch?: number } = {}): void {
   const t = trainer as unknown as TrainerInternals;
   if (typeof t.update !== 'function' || typeof t.sampler !== 'function' || !t.deps) throw new Error('GrpoTrainer internals changed: reference paths cannot be installed');
-  t.update = async (model, rowsIn) => {
+  // Every row, zero advantages included (the current update skips those; the gradient must come out the same), at
+  // the step's learning rate (warmup).
+  t.update = async (model, rowsIn, lr) => {
     const c = t.cfg;
+    const stepLr = lr ?? c.lr;
     const rows: UpdateRow[] = rowsIn.map((r) => ({ promptIds: r.row.promptIds, outputIds: r.row.outputIds, logprobs: r.row.logprobs, adv: r.adv }));
     const { grads, stats } = await referenceGrpoGradients(model, rows, {
       lossAggMode: c.lossAggMode, klType: c.klType, clipRatioLow: c.clipRatioLow, clipRatioHigh: c.clipRatioHigh, clipRatioC: c.clipRatioC,
-      klCoef: c.klCoef, lr: c.lr, pad: t.deps.ids.pad, maxContext: t.deps.config.max_position_embeddings, microBatch: opts.microBatch ?? 8,
+      klCoef: c.klCoef, lr: stepLr, pad: t.deps.ids.pad, maxContext: t.deps.config.max_position_embeddings, microBatch: opts.microBatch ?? 8,
     }, t.ref);
     const res: UpdateResult = { ...stats, gradNorm: 0, skipped: false };
     if (stats.rows === 0) return res;
@@ -38,7 +41,7 @@ export function useReferencePaths(trainer: GrpoTrainer, opts: { microBatch?: num
       res.note = 'non-finite loss or gradient: update skipped, weights unchanged';
       return res;
     }
-    res.gradNorm = await model.applyGrads(grads, c.lr);
+    res.gradNorm = await model.applyGrads(grads, stepLr);
     return res;
   };
   t.sampler = async (params, name) => {
