@@ -13,9 +13,8 @@
 //
 // Intervals: percentile bootstrap over tasks (a task's rows, calls and probes resampled together).
 
-import { judgeEpisode, type AssistantStep } from '../envs/judges';
+import { isErrorObservation, judgeEpisode, type AssistantStep } from '../envs/judges';
 import type { Environment, Observation, Task, ToolCall } from '../envs/types';
-import { isErrorObservation } from '../envs/judges';
 import { isErrorResult } from '../agent/fidelity';
 import { matchingHint } from '../agent/prompts';
 import { buildProbes, scoreProbes } from '../agent/probes';

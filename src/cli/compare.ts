@@ -12,10 +12,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { compareScores, COMPARE_METRICS, type Comparison } from '../bench/compare';
 import { protocolName, type ProtocolResult } from '../bench/evaluation';
-import { DEFAULT_RESAMPLES, type Estimate } from '../bench/stats';
-import { worldNames } from '../envs/worlds/index';
+import type { Estimate } from '../bench/stats';
 import { cliArgs, defineCli } from './args';
-import { bootstrapSeed, evaluateModel, ModelLoadError, openModel } from './eval';
+import { bootstrapSeed, evaluateModel, HELD_OUT_OPTIONS, ModelLoadError, openModel } from './eval';
 
 export const COMPARE_CLI = defineCli({
   name: 'compare',
@@ -23,18 +22,7 @@ export const COMPARE_CLI = defineCli({
   options: {
     a: { type: 'string', help: 'model A: folder, or a Hugging Face ONNX model (as npm run eval --model)', required: true },
     b: { type: 'string', help: 'model B (the difference is B − A)', required: true },
-    world: { type: 'string', help: 'built-in world', choices: worldNames(), default: 'files' },
-    tasks: { type: 'int', help: 'number of held-out tasks (from --offset on, in split order)', default: 100, min: 1 },
-    offset: { type: 'int', help: 'index of the first task in the test split (after the difficulty filter)', default: 0, min: 0 },
-    difficulty: { type: 'int', help: 'only tasks of this difficulty (1–3; default all)', min: 1, max: 3 },
-    k: { type: 'int', help: 'samples per task (Avg@k)', default: 4, min: 1 },
-    temperature: { type: 'number', help: 'sampling temperature (0 = greedy)', default: 0.6, min: 0 },
-    'top-p': { type: 'number', help: 'nucleus filter', default: 0.95, min: 0, max: 1 },
-    seed: { type: 'int', help: 'sampling seed (both models)', default: 0, min: 0 },
-    resamples: { type: 'int', help: 'bootstrap resamples', default: DEFAULT_RESAMPLES, min: 100 },
-    'max-new-tokens': { type: 'int', help: 'token budget of every Act generation (default: each model profile\'s)', min: 1 },
-    'chunk-tasks': { type: 'int', help: 'tasks per chunk (default: sized to memory)', min: 1 },
-    threads: { type: 'int', help: 'ONNX Runtime intra-op threads', default: 1, min: 1 },
+    ...HELD_OUT_OPTIONS,
     'per-task': { type: 'boolean', help: 'include both models\' per-task scores in the JSON' },
     out: { type: 'string', help: 'also write the JSON object to this file (parent folders created)' },
     json: { type: 'boolean', help: 'print the JSON object only' },

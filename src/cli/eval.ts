@@ -19,27 +19,32 @@ import { isHfModelRef } from '../engine/hf/ref-node';
 import { hfRolloutSettings } from '../worker/hf-rollout-config';
 import { DEFAULT_RESAMPLES } from '../bench/stats';
 import { hashSeed } from '../agent/rollout';
-import { cliArgs, defineCli } from './args';
+import { cliArgs, defineCli, type OptSpec } from './args';
 import { progress } from './util';
+
+/** The held-out slice and sampling options of eval, shared with compare (both evaluate with evaluateModel). */
+export const HELD_OUT_OPTIONS = {
+  world: { type: 'string', help: 'built-in world', choices: worldNames(), default: 'files' },
+  tasks: { type: 'int', help: 'number of held-out tasks (from --offset on, in split order)', default: 100, min: 1 },
+  offset: { type: 'int', help: 'index of the first task in the split (after the difficulty filter): disjoint slices', default: 0, min: 0 },
+  difficulty: { type: 'int', help: 'only tasks of this difficulty (1–3; default all)', min: 1, max: 3 },
+  k: { type: 'int', help: 'samples per task (Avg@k, pass@k)', default: 4, min: 1 },
+  temperature: { type: 'number', help: 'sampling temperature (0 = greedy)', default: 0.6, min: 0 },
+  'top-p': { type: 'number', help: 'nucleus filter', default: 0.95, min: 0, max: 1 },
+  seed: { type: 'int', help: 'sampling seed', default: 0, min: 0 },
+  resamples: { type: 'int', help: 'bootstrap resamples', default: DEFAULT_RESAMPLES, min: 100 },
+  'max-new-tokens': { type: 'int', help: 'token budget of every Act generation (default: the model profile\'s; 256 for Hugging Face models)', min: 1 },
+  'chunk-tasks': { type: 'int', help: 'tasks per chunk (default: sized to memory)', min: 1 },
+  threads: { type: 'int', help: 'ONNX Runtime intra-op threads', default: 1, min: 1 },
+} as const satisfies Record<string, OptSpec>;
 
 export const EVAL_CLI = defineCli({
   name: 'eval',
   summary: 'Held-out evaluation: Avg@k in the real environment with bootstrap 95% intervals over tasks.',
   options: {
     model: { type: 'string', help: 'model folder, or a Hugging Face ONNX model (onnx-community folder, hub id, URL)', required: true },
-    world: { type: 'string', help: 'built-in world', choices: worldNames(), default: 'files' },
     split: { type: 'string', help: 'task split (held-out only)', choices: ['test'], default: 'test' },
-    tasks: { type: 'int', help: 'number of held-out tasks (from --offset on, in split order)', default: 100, min: 1 },
-    offset: { type: 'int', help: 'index of the first task in the split (after the difficulty filter): disjoint slices', default: 0, min: 0 },
-    difficulty: { type: 'int', help: 'only tasks of this difficulty (1–3; default all)', min: 1, max: 3 },
-    k: { type: 'int', help: 'samples per task (Avg@k, pass@k)', default: 4, min: 1 },
-    temperature: { type: 'number', help: 'sampling temperature (0 = greedy)', default: 0.6, min: 0 },
-    'top-p': { type: 'number', help: 'nucleus filter', default: 0.95, min: 0, max: 1 },
-    seed: { type: 'int', help: 'sampling seed', default: 0, min: 0 },
-    resamples: { type: 'int', help: 'bootstrap resamples', default: DEFAULT_RESAMPLES, min: 100 },
-    'max-new-tokens': { type: 'int', help: 'token budget of every Act generation (default: the model profile\'s; 256 for Hugging Face models)', min: 1 },
-    'chunk-tasks': { type: 'int', help: 'tasks per chunk (default: sized to memory)', min: 1 },
-    threads: { type: 'int', help: 'ONNX Runtime intra-op threads', default: 1, min: 1 },
+    ...HELD_OUT_OPTIONS,
     'per-task': { type: 'boolean', help: 'include per-task scores in the JSON' },
     json: { type: 'boolean', help: 'print the JSON object only' },
   },

@@ -290,7 +290,7 @@ export class GrpoTrainer {
    */
   private async collectGroups(gens: Awaited<ReturnType<GrpoTrainer['generators']>>, judge: RolloutJudge) {
     const c = this.cfg;
-    const groups: { task: Task; trajs: Trajectory[]; informative: boolean; refill: boolean }[] = [];
+    const groups: { task: Task; trajs: Trajectory[]; informative: boolean }[] = [];
     const used = new Set<string>();
     const progress = { gens: 0, done: 0, total: c.tasksPerStep * c.groupSize };
     const run = async (tasks: Task[], round: number) => {
@@ -300,7 +300,7 @@ export class GrpoTrainer {
         used.add(task.id);
         const mine = trajs.slice(i * c.groupSize, (i + 1) * c.groupSize);
         const r = mine.map((t) => this.trajectoryReward(t));
-        groups.push({ task, trajs: mine, informative: r.some((x) => Math.abs(x - r[0]) > 1e-9), refill: round > 0 });
+        groups.push({ task, trajs: mine, informative: r.some((x) => Math.abs(x - r[0]) > 1e-9) });
       });
     };
     await run(this.deps.trainTasks({ step: this.step, count: c.tasksPerStep, seed: c.seed }), 0);
@@ -363,7 +363,7 @@ export class GrpoTrainer {
     for (const [pi, p] of this.policies.entries()) {
       const mine = rows.map((r, i) => ({ ...r, adv: advantages[i] })).filter((r) => p.role === 'both' || r.row.role === p.role);
       this.deps.onProgress?.({ phase: 'update', step: this.step + 1, model: pi + 1, models: this.policies.length, rows: mine.length });
-      const u = await this.update(p.model, mine, lr, pi);
+      const u = await this.update(p.model, mine, lr);
       loss += u.loss; pg += u.pg; kl += u.kl; ppoKl += u.ppoKl; clip += u.clip; ent += u.entropy; tokens += u.tokens;
       gradNorm = Math.max(gradNorm, u.gradNorm);
       updateRows += u.rows;
@@ -402,22 +402,22 @@ export class GrpoTrainer {
   }
 
   /** The GRPO update (src/rl/update.ts: packed rows, shared prefixes computed once), with its diagnostics. */
-  private async update(model: Model, rows: { row: Trajectory['rows'][number]; adv: number }[], lr: number, policyIndex: number) {
+  private async update(model: Model, rows: { row: Trajectory['rows'][number]; adv: number }[], lr: number) {
     const c = this.cfg;
     // With KL off a zero-advantage row adds nothing to the loss's gradient; it still counts in the aggregation's
-    // divisor (aggRows), so leaving it out changes no gradient, only the work.
+    // divisors (`aggregate`), so leaving it out changes no gradient, only the work. When every advantage is zero
+    // the whole step still runs (AdamW's decay and momentum move the weights; the non-finite guard sees the loss).
     const usable = usableRows(rows.map((r) => r.row), this.deps.config.max_position_embeddings);
-    // When every advantage is zero the whole step still runs (AdamW's decay and momentum move the weights; the
-    // non-finite guard sees the loss), exactly as before rows were skipped.
     const nonZero = rows.filter((r) => r.adv !== 0);
     const live = c.klType === 'none' && nonZero.length > 0 ? nonZero : rows;
-    this.initModels[policyIndex] ??= new Model(this.deps.config, this.deps.runtime, this.frozen);
-    const before = snapshotNorms(model.params);
+    // Every policy starts from the frozen weights: the KL reference, when there is one, is that model already.
+    this.initModel ??= this.ref ?? new Model(this.deps.config, this.deps.runtime, this.frozen);
+    const before = paramsBefore(model.params);
     const u = await grpoUpdate(model, live.map((r) => ({ promptIds: r.row.promptIds, outputIds: r.row.outputIds, logprobs: r.row.logprobs, adv: r.adv })), {
       lossAggMode: c.lossAggMode, klType: c.klType, clipRatioLow: c.clipRatioLow, clipRatioHigh: c.clipRatioHigh, clipRatioC: c.clipRatioC,
       klCoef: c.klCoef, lr, pad: this.deps.ids.pad, maxContext: this.deps.config.max_position_embeddings,
       aggregate: live.length < rows.length ? { rows: usable.length, tokens: usable.reduce((a, r) => a + r.outputIds.length, 0) } : undefined,
-    }, this.ref, this.initModels[policyIndex]);
+    }, this.ref, this.initModel);
     if (u.skipped) {
       u.note = `non-finite loss or gradient at step ${this.step + 1}: update skipped, weights unchanged`;
       this.deps.log?.(u.note);
@@ -425,8 +425,8 @@ export class GrpoTrainer {
     return { ...u, updateRatio: updateRatio(before, model.params) };
   }
 
-  /** Frozen copies of the initial weights per policy, for the KL-to-initial diagnostic. */
-  private initModels: Model[] = [];
+  /** The initial weights as a model, for the KL-to-initial diagnostic. */
+  private initModel?: Model;
 
   async evaluate(): Promise<EvalMetrics> {
     const policy = await this.sampler(this.policyFor('act').params, 'eval-policy');
@@ -525,9 +525,12 @@ export class GrpoTrainer {
   frozenParams(): Params { return this.frozen; }
 }
 
-/** Per-parameter copies are not needed for ‖Δθ‖: keep the flat values once (0.7M floats for the starters). */
-function snapshotNorms(p: Params): { values: Float32Array[]; norm: number } {
-  const values = Object.values(p).map((v) => v.slice());
+/**
+ * The parameters before an update and their norm. No copy: an AdamW step replaces each host parameter array with
+ * the graph's output (Model.takeAdamOutputs), so the old arrays keep the old values.
+ */
+function paramsBefore(p: Params): { values: Float32Array[]; norm: number } {
+  const values = Object.values(p);
   let s = 0;
   for (const v of values) for (let i = 0; i < v.length; i++) s += v[i] * v[i];
   return { values, norm: Math.sqrt(s) };
