@@ -1,23 +1,29 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { modelsPlugin } from './src/app/build/modelsPlugin';
+import { ISOLATION_HEADERS, securityHeaders } from './src/app/build/headers';
+import { bundleGuard } from './src/app/build/bundleGuard';
 
-// Cross-origin isolation lets ORT-web use multithreaded WASM (SharedArrayBuffer).
-const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+// The Playwright build (playwright.config.ts): test hooks compiled in, a local hub mirror allowed by the CSP.
+const e2e = process.env.ENVACE_E2E === '1';
 
 export default defineConfig({
   // modelsPlugin: serves models/ at /models/ in dev and copies it into dist/models/ on build (+ index.json).
-  plugins: [react(), modelsPlugin(), {
+  // bundleGuard: a production build fails if the page or the worker holds a test hook or a benchmark reference
+  // path, and writes dist/_headers (src/app/build/headers.ts).
+  plugins: [react(), modelsPlugin(), bundleGuard({ e2e, headers: true }), {
     // index.html's Content-Security-Policy forbids inline script, and the dev server's React refresh
     // preamble is one: dev pages go without the policy; every build (production and e2e) keeps it.
     name: 'envace-csp-dev', apply: 'serve',
     transformIndexHtml: (html: string) => html.replace(/\s*<meta http-equiv="Content-Security-Policy"[^>]*>/, ''),
   }],
-  server: { headers: isolation },
-  preview: { headers: isolation },
-  worker: { format: 'es' },
+  // Cross-origin isolation lets ORT-web use multithreaded WASM (SharedArrayBuffer). The preview server sends the full
+  // set a static host should send (CSP for the page and the module worker, frame-ancestors, COOP/COEP).
+  server: { headers: ISOLATION_HEADERS },
+  preview: { headers: securityHeaders({ e2e }) },
+  worker: { format: 'es', plugins: () => [bundleGuard({ e2e })] },
   // Test hooks (src/e2e-flag.d.ts) exist only in the Playwright build: a production build folds them away.
-  define: { __ENVACE_E2E__: JSON.stringify(process.env.ENVACE_E2E === '1') },
+  define: { __ENVACE_E2E__: JSON.stringify(e2e) },
   optimizeDeps: {
     exclude: ['onnxruntime-web'],
     // Scan the worker too: otherwise its CommonJS deps (onnx-proto, jinja) are discovered only when the

@@ -1,7 +1,8 @@
 // Trace files and model output are data. A trace whose texts carry <script>, <img onerror>, javascript:
 // links, inline SVG handlers and very long lines is loaded through the Rollout page's file chooser: nothing
 // executes, no element is injected, no CSP violation is even attempted, and the page stays responsive.
-// Also: the Content Security Policy is in force (inline script refused) and the app runs under it.
+// Also: the Content Security Policy is in force (inline script refused), as a <meta> and as the preview server's
+// HTTP header (src/app/build/headers.ts), and the app runs under it.
 
 import { expect, test } from '@playwright/test';
 import { expertGenerator } from '../src/agent/expert';
@@ -59,7 +60,11 @@ test('a hostile trace is shown as text: nothing runs, nothing is injected, the p
     return (window as unknown as { __inline?: number }).__inline ?? null;
   });
   expect(inlineRan).toBeNull();
-  expect(await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp.length)).toBe(1);   // that one, reported
+  // Refused by both policies, each reporting it: the HTTP header's (which also covers the worker, issue 21) and the <meta>.
+  expect(await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp)).toEqual([expect.stringMatching(/^script-src/), expect.stringMatching(/^script-src/)]);
+  const header = (await page.request.get('/')).headers()['content-security-policy'];
+  expect(header).toContain("script-src 'self' 'wasm-unsafe-eval'");
+  expect(header).toContain("frame-ancestors 'none'");
   await page.evaluate(() => { (window as unknown as { __csp: string[] }).__csp = []; });
 
   const text = await hostileTrace();

@@ -52,6 +52,7 @@ export function isNotAvailable(e: unknown): boolean {
   return errorText(e).startsWith('not available yet');
 }
 
-// e2e handle: specs drive the same RPCs the pages use (never a second code path).
+// e2e handle: specs drive the same RPCs the pages use (never a second code path). Only in the Playwright build
+// (src/e2e-flag.d.ts): a production bundle has no window handle on the worker (tests/build/bundle.test.ts).
 declare global { interface Window { __envace?: { api: Api; ready: Promise<BackendInfo> } } }
-window.__envace = { api, ready };
+if (typeof __ENVACE_E2E__ !== 'undefined' && __ENVACE_E2E__) window.__envace = { api, ready };

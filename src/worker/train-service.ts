@@ -121,7 +121,12 @@ function build(req: TrainRequest, folder: ModelFolder, runtime: Runtime): { trai
   // Progress inside a step (rollout rounds, then the update) reaches the page as it happens.
   const onProgress = (progress: StepProgress) => emit({ type: 'progress', runId: req.runId, progress });
   const trainer = makeTrainer(folder, runtime, req.spec, { runId: req.runId, store: deferred, log, onProgress });
-  if (req.referencePaths) useReferencePaths(trainer);
+  // The replaced paths are for the browser benchmark only: compiled into the Playwright build, absent from a
+  // production worker (tests/build/bundle.test.ts), where asking for them is refused.
+  if (req.referencePaths) {
+    if (!E2E_HOOKS) throw new Error('REFERENCE_PATHS_UNAVAILABLE: the benchmark reference paths exist only in the test build');
+    useReferencePaths(trainer);
+  }
   return { trainer, store: deferred };
 }
 

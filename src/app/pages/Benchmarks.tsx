@@ -18,6 +18,7 @@ import { useApp } from '../store';
 import { toHash, type Settings } from '../urlState';
 import { api, errorText } from '../worker';
 import { defaultModel } from './Rollout';
+import { csvTable } from '../../shared/csv';
 
 /** cancelMs: from the Cancel click to the worker's run rejecting (it stops before its next slice of generations). */
 type Ended = { kind: 'cancelled'; cancelMs: number | null } | { kind: 'error'; message: string };
@@ -77,11 +78,7 @@ function download(name: string, text: string, type: string): void {
 const CSV_COLUMNS = ['task', 'samples', 'success', 'outcome', 'checklist', 'passAtK', 'fidelityF1', 'terminations'] as const;
 
 export function toCsv(rows: BenchEvalRow[]): string {
-  const cell = (v: unknown) => {
-    const s = Array.isArray(v) ? v.join(' ') : v === null || v === undefined ? '' : String(v);
-    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [CSV_COLUMNS.join(','), ...rows.map((r) => CSV_COLUMNS.map((c) => cell(r[c])).join(','))].join('\n') + '\n';
+  return csvTable(CSV_COLUMNS, rows.map((r) => CSV_COLUMNS.map((c) => r[c])));
 }
 
 /** The Rollout page's URL for one task of an evaluation, with the evaluation's settings (autorun=1). */

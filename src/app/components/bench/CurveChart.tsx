@@ -6,27 +6,23 @@ import { useRef, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { tickLabel } from '../charts';
 import type { Row, SeriesSpec } from './results';
+import { csvLine } from '../../../shared/csv';
 
 export const PALETTE = ['#4dd0e1', '#ff8a65', '#7bd88f', '#c792ea', '#ffd166', '#5cc8ff', '#f78fb3', '#b0bec5'];
 
 const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
 const tooltip = { contentStyle: { background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }, labelStyle: { color: '#9aa6b8' } };
 
-const csvCell = (v: unknown) => {
-  const s = v === null || v === undefined ? '' : String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
-
 /** One CSV line per drawn point: the x value, the series, its mean and its band. */
 export function curveCsv(x: string, rows: Row[], series: SeriesSpec[]): string {
-  const lines = [[x, 'series', 'mean', 'ci_lo', 'ci_hi'].join(',')];
+  const lines = [csvLine([x, 'series', 'mean', 'ci_lo', 'ci_hi'])];
   for (const s of series) {
     for (const r of rows) {
       const m = r[s.key];
       if (typeof m !== 'number') continue;
       const band = r[`${s.key}_band`];
       const [lo, hi] = Array.isArray(band) ? band : ['', ''];
-      lines.push([r[x], s.key, m, lo, hi].map(csvCell).join(','));
+      lines.push(csvLine([r[x], s.key, m, lo, hi]));
     }
   }
   return lines.join('\n') + '\n';

@@ -10,11 +10,11 @@ import { useApp } from '../../store';
 import { tickLabel } from '../charts';
 import { Empty, Field, Panel } from '../ui';
 import { CurveChart, ExportButtons, PALETTE } from './CurveChart';
+import { csvLine } from '../../../shared/csv';
 import { ABLATIONS, ablationCurves, BUDGETS, budgetRows, CURVE_METRICS, EVALS, evalSuiteRows, modelName, TTS, ttsSweep, type CurveMetric, type EvalMetric, type Row, type TtsMetric } from './results';
 
 const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
 const tooltip = { contentStyle: { background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }, labelStyle: { color: '#9aa6b8' } };
-const csvLine = (cells: unknown[]) => cells.map((v) => { const s = v === null || v === undefined ? '' : String(v); return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s; }).join(',');
 
 export function TrainingCurves() {
   const s = useApp((st) => st.settings);

@@ -1,47 +1,44 @@
-// Reading a dropped or chosen file into trajectories. Parsing runs on the page, not in the worker: it is
-// cheap, never throws (importTraces / importReferenceDump report bad lines), and must work while the worker
-// is busy with a rollout.
+// Reading a dropped or chosen file into trajectories (issue 21): the size is checked first (TRACE_FILE_MAX_BYTES,
+// a clear TRACE_TOO_LARGE error, nothing read), then the file is read and parsed in a worker of its own
+// (trace-parse.worker.ts), never on the page's thread and independent of the busy compute worker. Where no Worker
+// exists (Node tests) it is parsed in place. Parsing itself: traceParse.ts.
 
-import { exportTraces, importReferenceDump, importTraces, type TraceError } from '../../../agent/traces';
+import { exportTraces } from '../../../agent/traces';
 import type { Trajectory } from '../../../agent/types';
+import { parseTraceText, unreadable, type LoadedTraces } from './traceParse';
 
-export interface LoadedTraces {
-  file: string;
-  kind: 'traces' | 'reference-dump';
-  trajectories: Trajectory[];
-  errors: TraceError[];
-  /** Reference dumps only: records read, rows that could not be linked, placeholder rows skipped. */
-  dump?: { records: number; unlinked: number; dummies: number };
+export { looksLikeReferenceDump, parseTraceText, type LoadedTraces } from './traceParse';
+
+/** Largest trace file the page reads (64 MiB): a bigger one is refused before it is read. */
+export const TRACE_FILE_MAX_BYTES = 64 * 1024 * 1024;
+
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+
+/** The message for a file over the cap (TRACE_TOO_LARGE), or null. */
+export function traceSizeProblem(name: string, bytes: number, max = TRACE_FILE_MAX_BYTES): string | null {
+  return bytes > max ? `TRACE_TOO_LARGE: ${name} is ${mb(bytes)}; trace files up to ${mb(max)} are read (split it into smaller files)` : null;
 }
 
-/**
- * Our traces are trajectory objects (rows, messages); the reference code's verl dumps have one generation
- * per line with input/output/score. The first parseable line decides.
- */
-export function looksLikeReferenceDump(text: string): boolean {
-  for (const ln of text.split(/\r?\n/)) {
-    if (ln.trim() === '') continue;
-    try {
-      const v = JSON.parse(ln) as Record<string, unknown>;
-      if (v && typeof v === 'object' && !Array.isArray(v)) return 'input' in v && 'output' in v && !('rows' in v);
-    } catch { /* a bad line: look at the next */ }
-  }
-  return false;
+type ParseReply = { ok: true; loaded: LoadedTraces } | { ok: false; message: string };
+
+function parseInWorker(f: File): Promise<LoadedTraces> {
+  return new Promise((resolve) => {
+    const w = new Worker(new URL('./trace-parse.worker.ts', import.meta.url), { type: 'module', name: 'envace-trace-parse' });
+    const done = (l: LoadedTraces) => { w.terminate(); resolve(l); };
+    w.addEventListener('message', (ev: MessageEvent<ParseReply>) => done(ev.data.ok ? ev.data.loaded : unreadable(f.name, `could not read the file: ${ev.data.message}`)));
+    w.addEventListener('error', (ev) => { ev.preventDefault(); done(unreadable(f.name, `TRACE_PARSE_FAILED: the trace reader stopped: ${ev.message || 'its worker failed to start'}`)); });
+    w.addEventListener('messageerror', () => done(unreadable(f.name, 'TRACE_PARSE_FAILED: the trace reader sent a result the page could not read')));
+    w.postMessage(f);
+  });
 }
 
-export function parseTraceText(file: string, text: string): LoadedTraces {
-  if (looksLikeReferenceDump(text)) {
-    const d = importReferenceDump(text);
-    return { file, kind: 'reference-dump', trajectories: d.trajectories, errors: d.errors, dump: { records: d.records, unlinked: d.unlinked, dummies: d.dummies } };
-  }
-  const r = importTraces(text);
-  return { file, kind: 'traces', trajectories: r.trajectories, errors: r.errors };
-}
-
-export async function readTraceFile(f: File): Promise<LoadedTraces> {
+export async function readTraceFile(f: File, opts: { maxBytes?: number } = {}): Promise<LoadedTraces> {
+  const tooLarge = traceSizeProblem(f.name, f.size, opts.maxBytes);
+  if (tooLarge) return unreadable(f.name, tooLarge);
+  if (typeof Worker !== 'undefined') return parseInWorker(f);
   let text: string;
   try { text = await f.text(); } catch (e) {
-    return { file: f.name, kind: 'traces', trajectories: [], errors: [{ line: 0, path: '$', message: `could not read the file: ${e instanceof Error ? e.message : String(e)}` }] };
+    return unreadable(f.name, `could not read the file: ${e instanceof Error ? e.message : String(e)}`);
   }
   return parseTraceText(f.name, text);
 }

@@ -3,6 +3,7 @@
 
 import type { ExportedFolder } from '../../../worker/protocol';
 import type { RunRecord } from './runs';
+import { csvTable } from '../../../shared/csv';
 
 export function download(name: string, data: BlobPart, type: string): void {
   const a = document.createElement('a');
@@ -14,12 +15,6 @@ export function download(name: string, data: BlobPart, type: string): void {
   setTimeout(() => URL.revokeObjectURL(a.href), 5000);
 }
 
-const csvCell = (v: unknown) => {
-  if (v === undefined || v === null) return '';
-  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
-
 /** One row per step and per evaluation, `kind` telling which; columns are the union of fields. */
 export function metricsCsv(runs: RunRecord[]): string {
   const rows: Record<string, unknown>[] = [];
@@ -29,7 +24,7 @@ export function metricsCsv(runs: RunRecord[]): string {
   }
   const cols: string[] = [];
   for (const row of rows) for (const k of Object.keys(row)) if (!cols.includes(k)) cols.push(k);
-  return [cols.join(','), ...rows.map((row) => cols.map((c) => csvCell(row[c])).join(','))].join('\n') + '\n';
+  return csvTable(cols, rows.map((row) => cols.map((c) => row[c])));
 }
 
 export function metricsJson(runs: RunRecord[]): string {

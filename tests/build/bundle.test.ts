@@ -1,0 +1,89 @@
+// Issue 21 (production hygiene): one production `vite build` (no ENVACE_E2E), then its output is read. No test hook
+// (window.__envace…, worker debug RPCs) and no benchmark reference path (src/bench/*-reference.ts) may ship; the
+// worker refuses `referencePaths` instead; the security headers are written for static hosts and `vite preview`
+// sends them with the worker script too (a module worker's CSP is its own response's, not the page's <meta>).
+
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chunkProblems, FORBIDDEN_TEXT } from '../../src/app/build/bundleGuard';
+import { contentSecurityPolicy, headersFile, securityHeaders } from '../../src/app/build/headers';
+
+const root = path.resolve(__dirname, '../..');
+const outDir = path.join(root, 'tmp', `bundle-test-${process.pid}`);
+let buildLog = '';
+
+function files(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? files(path.join(dir, d.name)) : [path.join(dir, d.name)]));
+}
+
+describe('production bundle', () => {
+  beforeAll(async () => {
+    const env = { ...process.env, ENVACE_E2E: '', ENVACE_EXTRA_MODELS: '' };
+    const r = await promisify(execFile)('npx', ['vite', 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: root, env, maxBuffer: 64 << 20 });
+    buildLog = r.stdout + r.stderr;
+  }, 300_000);
+  afterAll(() => { fs.rmSync(outDir, { recursive: true, force: true }); });
+
+  it('holds no test hook and no reference path, in the page or the worker', () => {
+    const js = files(path.join(outDir, 'assets')).filter((f) => /\.(m?js)$/.test(f));
+    expect(js.length, buildLog).toBeGreaterThan(3);
+    const worker = js.filter((f) => path.basename(f).startsWith('compute.worker'));
+    expect(worker).toHaveLength(1);
+    const hits: string[] = [];
+    for (const f of js) {
+      const code = fs.readFileSync(f, 'utf8');
+      for (const t of [...FORBIDDEN_TEXT, 'window.__envace', 'useReferencePaths', 'referenceGrpoGradients']) if (code.includes(t)) hits.push(`${path.basename(f)}: ${t}`);
+    }
+    expect(hits).toEqual([]);
+    // The production worker refuses the option instead of silently ignoring it.
+    expect(fs.readFileSync(worker[0]!, 'utf8')).toContain('REFERENCE_PATHS_UNAVAILABLE');
+  });
+
+  it('writes the security headers for static hosts', () => {
+    const text = fs.readFileSync(path.join(outDir, '_headers'), 'utf8');
+    expect(text).toBe(headersFile());
+    expect(text).toMatch(/Content-Security-Policy: .*frame-ancestors 'none'/);
+    expect(text).toContain('Cross-Origin-Embedder-Policy: require-corp');
+  });
+
+  it('vite preview serves the page and the worker script with the CSP and COOP/COEP', async () => {
+    const { preview } = await import('vite');
+    const server = await preview({ root, logLevel: 'silent', build: { outDir }, preview: { host: '127.0.0.1', port: 0, strictPort: false } });
+    try {
+      const base = server.resolvedUrls!.local[0]!;
+      const worker = path.basename(files(path.join(outDir, 'assets')).find((f) => path.basename(f).startsWith('compute.worker'))!);
+      for (const url of [base, `${base}assets/${worker}`]) {
+        const res = await fetch(url);
+        expect(res.status, url).toBe(200);
+        expect(res.headers.get('content-security-policy'), url).toBe(contentSecurityPolicy());
+        expect(res.headers.get('cross-origin-opener-policy'), url).toBe('same-origin');
+        expect(res.headers.get('cross-origin-embedder-policy'), url).toBe('require-corp');
+      }
+    } finally {
+      await new Promise<void>((r) => server.httpServer.close(() => r()));
+    }
+  });
+});
+
+describe('security headers and the bundle guard', () => {
+  it('the policy allows no eval, no inline script, no framing; a local mirror only in the test build', () => {
+    const csp = contentSecurityPolicy();
+    expect(csp).toContain("script-src 'self' 'wasm-unsafe-eval';");
+    expect(csp).not.toMatch(/'unsafe-eval'|script-src[^;]*'unsafe-inline'/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('127.0.0.1');
+    expect(contentSecurityPolicy({ e2e: true })).toContain('http://127.0.0.1:*');
+    expect(Object.keys(securityHeaders())).toEqual(expect.arrayContaining(['Cross-Origin-Opener-Policy', 'Cross-Origin-Embedder-Policy', 'Content-Security-Policy']));
+  });
+
+  it('names the chunk and what it holds', () => {
+    expect(chunkProblems('w.js', 'x.__envaceTrain={}', ['/r/src/worker/train-service.ts', '/r/src/bench/sampler-reference.ts?worker'])).toEqual([
+      { chunk: 'w.js', what: 'module /r/src/bench/sampler-reference.ts' },
+      { chunk: 'w.js', what: 'text "__envace"' },
+    ]);
+    expect(chunkProblems('w.js', 'const a=1', ['/r/src/bench/evaluation.ts'])).toEqual([]);
+  });
+});
