@@ -80,7 +80,8 @@ export function stripThink(text: string): string {
 }
 
 /** Non-overlapping open…close spans, leftmost-shortest (what a lazy DOTALL regex findall returns). */
-function blocks(text: string, open: string, close: string): string[] {
+/** The bodies between every `open` … `close` pair, in order (an unclosed last one is dropped). */
+export function blocks(text: string, open: string, close: string): string[] {
   const out: string[] = [];
   let from = 0;
   for (;;) {

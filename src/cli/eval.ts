@@ -1,5 +1,6 @@
 // npm run eval -- --model DIR --world files|retail [--split test] [--tasks 100] [--offset 0] [--k 4]
 //                 [--temperature 0.6] [--top-p 0.95] [--seed S] [--per-task] [--json]
+// npm run eval -- --suite bfcl|tau2 …: the paper's benchmarks (src/cli/eval-suites.ts, src/bench/suites/).
 // The evaluation protocol (src/bench/evaluation.ts): held-out tasks, Avg@k in the real environment, bootstrap
 // 95% intervals over tasks. --offset N evaluates tasks N … N+tasks−1 of the test split (counted after the
 // --difficulty filter), so disjoint slices can run apart: a trajectory's seed derives from (seed, task id,
@@ -21,6 +22,8 @@ import { DEFAULT_RESAMPLES } from '../bench/stats';
 import { hashSeed } from '../agent/rollout';
 import { cliArgs, defineCli, type OptSpec } from './args';
 import { progress } from './util';
+import { runSuiteCommand, SUITE_OPTIONS } from './eval-suites';
+import { SuiteInputError } from '../bench/suites/agent';
 
 /** The held-out slice and sampling options of eval, shared with compare (both evaluate with evaluateModel). */
 export const HELD_OUT_OPTIONS = {
@@ -45,6 +48,7 @@ export const EVAL_CLI = defineCli({
     model: { type: 'string', help: 'model folder, or a Hugging Face ONNX model (onnx-community folder, hub id, URL)', required: true },
     split: { type: 'string', help: 'task split (held-out only)', choices: ['test'], default: 'test' },
     ...HELD_OUT_OPTIONS,
+    ...SUITE_OPTIONS,
     'per-task': { type: 'boolean', help: 'include per-task scores in the JSON' },
     json: { type: 'boolean', help: 'print the JSON object only' },
   },
@@ -138,6 +142,16 @@ export async function evaluateModel(r: HfEvalRun & { threads?: number; folder?: 
 
 async function main() {
   const a = cliArgs(EVAL_CLI);
+  if (a.suite) {
+    let rep: object;
+    try { rep = await runSuiteCommand(a); } catch (e) {
+      if (!(e instanceof SuiteInputError)) throw e;
+      process.stderr.write(`eval: ${e.problems.join('\n      ')}\n`);
+      process.exit(2);
+    }
+    process.stdout.write(JSON.stringify(rep) + '\n');
+    return;
+  }
   const sampling = { k: a.k, temperature: a.temperature, topP: a['top-p'], seed: a.seed };
   const run = { model: a.model, world: a.world, tasks: a.tasks, offset: a.offset, difficulty: a.difficulty, sampling, chunkTasks: a['chunk-tasks'], maxNewTokens: a['max-new-tokens'], threads: a.threads };
   let r: ProtocolResult;

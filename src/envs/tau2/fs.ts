@@ -1,25 +1,12 @@
 // Node-only: read a τ² domain directory (db.json, tasks.json, policy.md, optional split_tasks.json).
-// Data is always read by path at runtime, never bundled.
+// Data is always read by path at runtime, never bundled. The domain itself is built from the texts
+// (domain.ts, browser-safe).
 
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { createMockEnv, MockStore } from './mock/env';
-import { createRetailEnv } from './retail/env';
-import { RetailStore, retailStoreFromJson } from './retail/data_model';
-import { parseDbJson, parseSplit, parseTasks, type Tau2Split, type Tau2Task } from './tasks';
-import type { Tau2Environment, Tau2Store } from './toolkit';
+import { tau2DomainFromTexts, type Tau2Domain } from './domain';
 
-export type Tau2DomainName = 'retail' | 'mock';
-
-export interface Tau2Domain {
-  domain: Tau2DomainName;
-  dir: string;
-  policy: string;
-  tasks: Tau2Task[];
-  split: Tau2Split | null;
-  /** A fresh environment on the untouched db.json (cheap: copy-on-write of one parsed DB). */
-  makeEnv(): Tau2Environment<Tau2Store<any>>;
-}
+export type { Tau2Domain, Tau2DomainName } from './domain';
 
 const cache = new Map<string, Tau2Domain>();
 
@@ -28,19 +15,8 @@ export function loadTau2Domain(dir: string): Tau2Domain {
   const hit = cache.get(abs);
   if (hit) return hit;
   const read = (f: string) => readFileSync(path.join(abs, f), 'utf8');
-  const db = parseDbJson(read('db.json'));
-  const policy = existsSync(path.join(abs, 'policy.md')) ? read('policy.md') : '';
-  const tasks = existsSync(path.join(abs, 'tasks.json')) ? parseTasks(read('tasks.json')) : [];
-  const split = existsSync(path.join(abs, 'split_tasks.json')) ? parseSplit(read('split_tasks.json')) : null;
-  const isRetail = db instanceof Map ? db.has('products') : typeof db === 'object' && db !== null && 'products' in db;
-  let out: Tau2Domain;
-  if (isRetail) {
-    const base: RetailStore = retailStoreFromJson(db);
-    out = { domain: 'retail', dir: abs, policy, tasks, split, makeEnv: () => createRetailEnv(base, { policy }) };
-  } else {
-    const base = MockStore.fromJson(db);
-    out = { domain: 'mock', dir: abs, policy, tasks, split, makeEnv: () => createMockEnv(base, { policy }) };
-  }
+  const opt = (f: string) => (existsSync(path.join(abs, f)) ? read(f) : undefined);
+  const out = tau2DomainFromTexts({ db: read('db.json'), policy: opt('policy.md'), tasks: opt('tasks.json'), split: opt('split_tasks.json') }, abs);
   cache.set(abs, out);
   return out;
 }

@@ -23,3 +23,4 @@ export { ScriptedUser, renderUserScenario, isStopMessage, STOP, TRANSFER, OUT_OF
 export type { UserSimulator, UserTurn } from './user';
 export { calculate } from './calc';
 export { toPlaygroundTask, type Tau2DomainLike } from './playground';
+export { tau2DomainFromTexts, type Tau2Domain, type Tau2DomainName, type Tau2DomainTexts } from './domain';
