@@ -1,4 +1,5 @@
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { shareUrl } from './share';
 import { useApp } from './store';
 import { startWorker } from './worker';
 import { PAGES, type Page } from './urlState';
@@ -18,9 +19,18 @@ export function App() {
   const setPage = useApp((s) => s.setPage);
   // The frame after the first commit is on screen: now the compute worker may take the CPU.
   useEffect(() => { requestAnimationFrame(() => setTimeout(startWorker, 0)); }, []);
+  // Sticky bars under the top bar (the Train run bar) sit at its height, which wraps on a phone.
+  const topbar = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const el = topbar.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(() => document.documentElement.style.setProperty('--topbar-h', `${el.offsetHeight}px`));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
   return (
     <div className="app">
-      <nav className="topbar">
+      <nav className="topbar" ref={topbar}>
         <span className="brand">EnvACE <span className="muted">Playground</span></span>
         <div className="tabs" role="tablist">
           {PAGES.map((p) => (
@@ -28,8 +38,7 @@ export function App() {
           ))}
         </div>
         <span className="spacer" />
-        <button className="link" title="copy a link that reproduces this page and its settings"
-          onClick={() => void navigator.clipboard?.writeText(location.href)}>copy link</button>
+        <CopyLink />
       </nav>
       <UrlNotice />
       <main className="main">
@@ -45,6 +54,27 @@ export function App() {
       </main>
       <StatusBar />
     </div>
+  );
+}
+
+/**
+ * The one link control: copies a URL that reproduces what is on screen (every setting, and on the Rollout page
+ * autorun=1 when a computed trace is shown, so the link recomputes it on open with progress). The copied URL is
+ * also kept on the button (data-url) and shown for a moment, for browsers that refuse the clipboard.
+ */
+function CopyLink() {
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = () => {
+    const url = shareUrl();
+    setCopied(url);
+    void navigator.clipboard?.writeText(url).catch(() => undefined);
+    setTimeout(() => setCopied((c) => (c === url ? null : c)), 2500);
+  };
+  return (
+    <button className="link copy-link" data-testid="copy-link" data-url={copied ?? ''} onClick={copy}
+      title="copy a link that reproduces this page as shown: its settings, and the trace on screen (recomputed on open)">
+      {copied ? 'link copied' : 'copy link'}
+    </button>
   );
 }
 

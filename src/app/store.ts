@@ -20,6 +20,8 @@ interface AppState {
 }
 
 const initial = parseHash(location.hash);
+/** How long after the page is interactive the deferred WebGPU timing starts (src/worker/backend-choice.ts). */
+const BACKGROUND_PROBE_DELAY_MS = 2000;
 
 export const useApp = create<AppState>((set) => ({
   page: initial.page,
@@ -64,6 +66,16 @@ ready.then(
     useApp.setState({ backend });
     useApp.setState({ caps: await api.capabilities() });
     useApp.setState({ worlds: await api.worlds() });
+    // Started on WASM with a fallback WebGPU adapter still to be timed: time it once the page is usable (a
+    // moment after it is interactive), off the start path; the verdict is remembered for the next start.
+    if (backend.probing) {
+      setTimeout(() => {
+        api.backendProbe().then(
+          (info) => useApp.setState({ backend: info }),
+          (e) => useApp.setState((st) => ({ backend: st.backend && { ...st.backend, probing: false, reason: `${st.backend.reason}; the background WebGPU timing failed (${errorText(e).slice(0, 120)})` } })),
+        );
+      }, BACKGROUND_PROBE_DELAY_MS);
+    }
   },
   (e) => useApp.setState({ backendError: errorText(e) }),
 );

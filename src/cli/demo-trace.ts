@@ -1,9 +1,11 @@
-// npx tsx src/cli/demo-trace.ts [--model models/envace-small] [--world files] [--scan 20] [--out src/app/demo]
+// npx tsx src/cli/demo-trace.ts [--model models/files-starter] [--world files] [--scan 20] [--out src/app/demo]
 //
 // Writes the trace the Rollout page opens on (drawn before the worker is ready): the page's default request
 // (src/shared/demoRequest.ts) with the best shipped policy, on the first test task of the world where a
-// rehearsed result differs from the real one AND the checklist judge ticked an item on an imagined result
-// that the real result would have failed (else: the first task with any imagined ≠ real result). Same
+// policy does well (mean reward of its K samples ≥ 0.6), rehearsal mostly agrees with reality (more exact imagined
+// results than differing ones), one rehearsed result
+// differs from the real one AND the checklist judge ticked an item on an imagined result that the real result
+// would have failed (else: the first such task without the imagined tick). Same
 // config builder as the worker (src/worker/rollout-config.ts), so the page's Run recomputes this trace.
 //
 // Output: <out>/demo-trace.jsonl (one trajectory per line, src/agent/TRACES.md; prompts and prompt ids
@@ -19,7 +21,7 @@ import { loadModelFolder } from '../engine/modelFolder';
 import { createNodeRuntime } from '../engine/runtime-node';
 import { samplerFromFolder } from '../engine/sampler';
 import { getWorld } from '../envs/worlds';
-import { DEMO_REQUEST } from '../shared/demoRequest';
+import { DEMO_MODEL, DEMO_REQUEST } from '../shared/demoRequest';
 import type { RolloutRequest, ShownTrajectory } from '../worker/protocol';
 import { buildRolloutConfig, realVerdictOf } from '../worker/rollout-config';
 import { taskInfo, tokenStrings } from '../worker/engine-bridge';
@@ -30,7 +32,7 @@ const def = defineCli({
   name: 'demo-trace',
   summary: "write the Rollout page's shipped demo trace (the page's default request, run in Node)",
   options: {
-    model: { type: 'string', help: 'model folder', default: 'models/envace-small' },
+    model: { type: 'string', help: 'model folder', default: `models/${DEMO_MODEL}` },
     world: { type: 'string', help: 'world', choices: ['files', 'retail'], default: 'files' },
     scan: { type: 'int', help: 'test tasks to try, in split order', default: 20, min: 1, max: 200 },
     task: { type: 'string', help: 'use this task id (no scan)' },
@@ -39,16 +41,17 @@ const def = defineCli({
 });
 
 /** Items ticked on imagined results that the real results fail, and rehearse rows whose result differs. */
-export function demoScore(ts: ShownTrajectory[]): { differingRows: number; imaginedTicks: number } {
-  let differingRows = 0, imaginedTicks = 0;
+export function demoScore(ts: ShownTrajectory[]): { differingRows: number; agreeingRows: number; imaginedTicks: number } {
+  let differingRows = 0, agreeingRows = 0, imaginedTicks = 0;
   for (const t of ts) {
     differingRows += t.rows.filter((r) => r.role === 'rehearse' && r.fidelity && !r.fidelity.exact).length;
+    agreeingRows += t.rows.filter((r) => r.role === 'rehearse' && r.fidelity?.exact).length;
     for (const turn of t.verdict?.turns ?? []) {
       const real = t.realVerdict?.turns.find((x) => x.turn === turn.turn);
       for (const it of turn.items) if (it.passed && real && !real.items.find((x) => x.id === it.id)?.passed) imaginedTicks++;
     }
   }
-  return { differingRows, imaginedTicks };
+  return { differingRows, agreeingRows, imaginedTicks };
 }
 
 async function main(): Promise<void> {
@@ -74,23 +77,28 @@ async function main(): Promise<void> {
       }
       const score = demoScore(ts);
       bar.tick(`${id}: ${score.differingRows} differing results, ${score.imaginedTicks} imagined ticks`);
-      if (score.differingRows > 0 && !fallback) fallback = { id, ts, score };
-      if (score.differingRows > 0 && score.imaginedTicks > 0) { chosen = { id, ts, score }; break; }
+      // Rehearsal that mostly agrees with reality (more exact imagined results than differing ones) and at
+      // least one instructive disagreement: a differing result, ideally one the judge ticked on imagination.
+      // A competent policy on show: the K samples' mean reward at least 0.6.
+      const meanReward = ts.reduce((a, t) => a + (t.reward ?? 0), 0) / Math.max(1, ts.length);
+      const mostly = score.agreeingRows > score.differingRows && meanReward >= 0.6;
+      if (score.differingRows > 0 && mostly && !fallback) fallback = { id, ts, score };
+      if (score.differingRows > 0 && mostly && score.imaginedTicks > 0) { chosen = { id, ts, score }; break; }
     }
   } finally {
     bar.done();
     await sampler.release();
   }
   const pick: Pick | null = chosen ?? fallback;
-  if (!pick) throw new Error(`no task among ${candidates.length} has a rehearsed result that differs from the real one`);
+  if (!pick) throw new Error(`no task among ${candidates.length} has mean reward ≥ 0.6, rehearsal that mostly agrees with the real results and one result that differs`);
   mkdirSync(a.out, { recursive: true });
   writeFileSync(join(a.out, 'demo-trace.jsonl'), exportTraces(pick.ts as Trajectory[], { prompts: false }));
   const meta = {
     request: { ...DEMO_REQUEST, world: a.world, taskId: pick.id },
     model: basename(resolve(a.model)),
     task: taskInfo(a.world, pick.id),
-    why: chosen ? 'first test task with a rehearsed result that differs from the real one and a checklist tick the real result would not give'
-      : 'first test task with a rehearsed result that differs from the real one',
+    why: chosen ? 'first test task with mean reward ≥ 0.6 where most rehearsed results equal the real ones, one differs, and a checklist tick rests on an imagined result'
+      : 'first test task with mean reward ≥ 0.6 where most rehearsed results equal the real ones and at least one differs',
     ...pick.score,
     command: `npx tsx src/cli/demo-trace.ts --model ${a.model} --world ${a.world} --scan ${a.scan}${a.task ? ` --task ${a.task}` : ''} --out ${a.out}`,
   };

@@ -67,4 +67,13 @@ export const TRAIN_DEFAULTS = {
   /** Extra groups a step may roll out when dynamic sampling is on (the trainer's default). */
   maxRefills: 8,
   warmupSteps: 0,
+  /**
+   * verl loss_agg_mode. The measured default run (docs/results/starters/train-learns.json, its browser replication)
+   * used 'token-mean', so the page's default keeps it and the Train page says so beside the field; the trainer's
+   * own default (npm run train, the ablations) is the reference's 'seq-mean-token-mean' (src/rl/trainer.ts).
+   */
+  lossAggMode: 'token-mean',
 } as const;
+
+/** The trainer's own loss_agg_mode default (src/rl/trainer.ts DEFAULTS; the reference's row weighting). */
+export const TRAINER_LOSS_AGG_DEFAULT = 'seq-mean-token-mean';

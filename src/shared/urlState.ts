@@ -68,7 +68,7 @@ export const SCHEMA = {
   't.diff': int(TRAIN_DEFAULTS.difficulty, 0, 3),
   't.pool': int(TRAIN_DEFAULTS.taskPool, 1, 100000),
   't.std': en(STD_NORMS, 'none'),
-  't.agg': en(LOSS_AGGS, 'token-mean'),
+  't.agg': en(LOSS_AGGS, TRAIN_DEFAULTS.lossAggMode),
   't.cliph': num(0.2, 0, 10),
   't.clipc': num(3, 1.01, 100),
   't.kltype': en(KL_TYPES, 'none'),
@@ -92,8 +92,8 @@ export const SCHEMA = {
   't.dyn': en(['on', 'off'], TRAIN_DEFAULTS.dynamicSampling ? 'on' : 'off'),
   't.refills': int(TRAIN_DEFAULTS.maxRefills, 0, 256),
   't.warmup': int(TRAIN_DEFAULTS.warmupSteps, 0, 100000),
-  // Benchmarks
-  'b.world': str('retail'),
+  // Benchmarks: files, so the default model (the world's starter, files-starter) is evaluated on its own world.
+  'b.world': str('files'),
   'b.tasks': int(8, 1, 1000),
   'b.mode': en(MODES, 'real'),
   'b.k': int(1, 1, 64),

@@ -3,7 +3,7 @@
 // for the page (type-only import, so the page bundle stays free of ORT and the engine).
 
 import * as Comlink from 'comlink';
-import { initRuntime, type WebRuntime } from './runtime-web';
+import { initRuntime, probeInBackground, type WebRuntime } from './runtime-web';
 import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from './smoke';
 import * as engine from './engine-bridge';
 import * as train from './train-service';
@@ -37,6 +37,14 @@ const api = {
 
   backend(): BackendInfo | null {
     return runtime?.info ?? null;
+  },
+
+  /**
+   * The WebGPU timing a start on a fallback adapter deferred (info.probing): the page asks for it once it is
+   * interactive; the verdict is remembered for the adapter and the updated info returned.
+   */
+  async backendProbe(): Promise<BackendInfo> {
+    return probeInBackground(need());
   },
 
   /** A Web Lock this worker holds until it ends: the page waits on it to notice a worker that died on its own. */

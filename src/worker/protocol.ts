@@ -34,8 +34,14 @@ export interface BackendInfo {
   ortVersion: string;
   /** ms spent probing + initialising ORT (first session creation). */
   initMs: number;
-  /** Auto mode on a fallback adapter: both EPs timed on the same small graph at start (median ms per run). */
+  /** Auto mode on a fallback adapter: both EPs timed on the same small graph (median ms per run). */
   timing?: BackendTiming;
+  /** Auto mode on a fallback adapter, nothing remembered: WASM computes and WebGPU is still to be timed (backendProbe). */
+  probing?: boolean;
+  /** The choice came from a verdict remembered for this adapter (an earlier timing in this browser). */
+  remembered?: boolean;
+  /** After a background timing: the faster EP, used from the next start on this adapter. */
+  verdict?: BackendKind;
 }
 
 export interface BackendTiming { webgpuMs: number; wasmMs: number }

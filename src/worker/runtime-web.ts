@@ -13,7 +13,9 @@ import jsepWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
 
 import { createOrtRuntime, f32, type OrtLike, type Runtime } from '../engine/runtime';
 import { probeBackend } from './probe';
-import { chooseRuntime } from './backend-choice';
+import { chooseRuntime, timeInBackground } from './backend-choice';
+import { adapterKey, loadVerdict, saveVerdict } from './verdicts';
+import type { ProbeResult } from './probe';
 import type { AdapterDescription, BackendInfo, BackendKind, InitOptions } from './protocol';
 import onnxProto from 'onnx-proto';
 import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from './smoke';
@@ -22,6 +24,8 @@ import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from './smoke';
 export interface WebRuntime {
   runtime: Runtime;
   info: BackendInfo;
+  /** The adapter probe, kept for a deferred background timing. */
+  probe?: ProbeResult;
 }
 
 let current: Promise<WebRuntime> | null = null;
@@ -63,11 +67,9 @@ async function create(opts: InitOptions): Promise<WebRuntime> {
     (ort.env.webgpu as { adapter: unknown }).adapter = probe.adapter;
   }
 
-  const { kind, reason, runtime, timing } = await chooseRuntime(probe, requested, {
-    makeRuntime: (k, d, why) => makeRuntime(k, d, threads, why),
-    warmUp,
-    timeGraph,
-  });
+  // A fallback adapter's verdict from an earlier timing on it (this browser), else WASM now and the timing later.
+  const remembered = requested === 'auto' && probe.kind === 'webgpu' && probe.description?.isFallbackAdapter ? await loadVerdict(adapterKey(probe.description)) : null;
+  const { kind, reason, runtime, timing, deferred, remembered: fromMemory } = await chooseRuntime(probe, requested, deps(threads), { remembered, deferTiming: true });
 
   const info: BackendInfo = {
     kind,
@@ -76,12 +78,30 @@ async function create(opts: InitOptions): Promise<WebRuntime> {
     // The adapter stays described when it was probed and rejected, so the status bar can say why.
     adapter: probe.description,
     timing,
+    ...(deferred ? { probing: true } : {}),
+    ...(fromMemory ? { remembered: true } : {}),
     wasmThreads: threads,
     crossOriginIsolated: isolated,
     ortVersion: ort.env.versions?.web ?? 'unknown',
     initMs: performance.now() - t0,
   };
-  return { runtime, info };
+  return { runtime, info, probe };
+}
+
+function deps(threads: number) {
+  return { makeRuntime: (k: BackendKind, d: AdapterDescription | undefined, why: string) => makeRuntime(k, d, threads, why), warmUp, timeGraph };
+}
+
+/**
+ * The fallback adapter's timing that the start deferred: WebGPU vs WASM on the timing graph, remembered for this
+ * adapter; the info (status bar) is updated in place. Returns the info, unchanged when nothing was deferred.
+ */
+export async function probeInBackground(wr: WebRuntime): Promise<BackendInfo> {
+  if (!wr.info.probing || !wr.probe?.description) return wr.info;
+  const v = await timeInBackground(wr.probe, wr.runtime, deps(wr.info.wasmThreads));
+  if (v.timing) await saveVerdict(adapterKey(wr.probe.description), { kind: v.kind, timing: v.timing, at: Date.now() });
+  wr.info = { ...wr.info, probing: false, reason: v.reason, ...(v.timing ? { timing: v.timing, verdict: v.kind } : {}) };
+  return wr.info;
 }
 
 function makeRuntime(kind: BackendKind, d: AdapterDescription | undefined, threads: number, reason: string): Runtime {

@@ -47,7 +47,8 @@ describe('the shipped demo trace', () => {
   const parsed = importTraces(readFileSync('src/app/demo/demo-trace.jsonl', 'utf8'));
   const ts = parsed.trajectories as ShownTrajectory[];
 
-  it('is the page default request (so Run recomputes it) with the best shipped policy in rehearsal mode', () => {
+  it('is the page default request (so Run recomputes it) with a competent starter policy in rehearsal mode', () => {
+    expect(meta.model).toMatch(/-starter$/);
     expect(parsed.errors).toEqual([]);
     const { taskId, ...req } = meta.request;
     expect(req).toEqual(DEMO_REQUEST);
@@ -65,7 +66,10 @@ describe('the shipped demo trace', () => {
     const score = demoScore(ts);
     expect(score.differingRows).toBeGreaterThan(0);
     expect(score.imaginedTicks).toBeGreaterThan(0);
-    expect(score).toEqual({ differingRows: meta.differingRows, imaginedTicks: meta.imaginedTicks });
+    expect(score).toEqual({ differingRows: meta.differingRows, agreeingRows: meta.agreeingRows, imaginedTicks: meta.imaginedTicks });
+    // Mostly agreeing rehearsal with one instructive disagreement, from a policy that does the task well.
+    expect(score.agreeingRows).toBeGreaterThan(score.differingRows);
+    expect(ts.reduce((a, t) => a + (t.reward ?? 0), 0) / ts.length).toBeGreaterThanOrEqual(0.6);
   });
 
   it('its real-result verdicts are what the judge gives on the shadow environment answers', () => {

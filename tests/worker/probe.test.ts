@@ -119,4 +119,34 @@ describe('chooseRuntime: the EP-failure fallback and the fallback-adapter timing
     const forced = await chooseRuntime({ ...soft, reason: 'forced by ?backend=webgpu' }, 'webgpu', deps({ webgpuMs: 40, wasmMs: 2 }));
     expect(forced).toMatchObject({ kind: 'webgpu', timing: undefined });
   });
+
+  it('deferTiming: a fallback adapter with nothing remembered starts on WASM without touching WebGPU; the background timing decides later', async () => {
+    const { timeInBackground } = await import('../../src/worker/backend-choice');
+    const d = deps({ webgpuMs: 40, wasmMs: 2 });
+    const c = await chooseRuntime(soft, 'auto', d, { deferTiming: true });
+    expect(c).toMatchObject({ kind: 'wasm', deferred: true });
+    expect(c.timing).toBeUndefined();
+    expect(d.made.map((r) => r.kind)).toEqual(['wasm']);
+    const v = await timeInBackground(soft, c.runtime, d);
+    expect(v).toMatchObject({ kind: 'wasm', timing: { webgpuMs: 40, wasmMs: 2 } });
+    expect(v.reason).toMatch(/timed in the background: WASM 2\.0 ms vs WebGPU 40\.0 ms/);
+    const faster = await timeInBackground(soft, c.runtime, deps({ webgpuMs: 1, wasmMs: 3 }));
+    expect(faster.kind).toBe('webgpu');
+    expect(faster.reason).toMatch(/next load/);
+    expect((await timeInBackground(soft, c.runtime, deps({ webgpuWarmUp: 'fails' }))).kind).toBe('wasm');
+    // A hardware adapter is never deferred: it warms up and computes.
+    expect((await chooseRuntime(gpu, 'auto', deps(), { deferTiming: true })).kind).toBe('webgpu');
+  });
+
+  it('a remembered verdict for the adapter decides without timing (auto only)', async () => {
+    const d = deps({ webgpuMs: 1, wasmMs: 3 });
+    const w = await chooseRuntime(soft, 'auto', d, { remembered: { kind: 'wasm', timing: { webgpuMs: 50, wasmMs: 2 }, at: Date.UTC(2026, 11, 1) }, deferTiming: true });
+    expect(w).toMatchObject({ kind: 'wasm', remembered: true, timing: { webgpuMs: 50, wasmMs: 2 } });
+    expect(w.reason).toMatch(/on 2026-12-01 \(remembered for this adapter\)/);
+    expect(d.made.map((r) => r.kind)).toEqual(['wasm']);
+    const g = await chooseRuntime(soft, 'auto', deps(), { remembered: { kind: 'webgpu', timing: { webgpuMs: 1, wasmMs: 3 }, at: 0 } });
+    expect(g).toMatchObject({ kind: 'webgpu', remembered: true });
+    const forced = await chooseRuntime({ ...soft, reason: 'forced by ?backend=webgpu' }, 'webgpu', deps(), { remembered: { kind: 'wasm', timing: { webgpuMs: 50, wasmMs: 2 }, at: 0 } });
+    expect(forced.kind).toBe('webgpu');
+  });
 });

@@ -23,7 +23,8 @@ export function StatusBar() {
     label = 'worker failed';
     detail = error;
   } else if (!backend) {
-    label = 'probing backend…';
+    label = 'starting…';
+    detail = 'the compute worker is loading ONNX Runtime (WASM); the page works meanwhile';
   } else if (backend.kind === 'webgpu') {
     const a = backend.adapter;
     label = 'WebGPU';
@@ -43,6 +44,7 @@ export function StatusBar() {
       // A probed-and-rejected adapter: name it, so "why not WebGPU" has an answer.
       a && `adapter ${[a.vendor, a.architecture, a.description].filter(Boolean).join(' / ') || '(unnamed)'} · isFallbackAdapter ${a.isFallbackAdapter ? 'true' : 'false'}`,
       `${backend.wasmThreads} thread${backend.wasmThreads === 1 ? '' : 's'}`,
+      backend.probing && 'timing WebGPU in the background…',
     ].filter(Boolean).join(' · ');
   }
 
@@ -53,6 +55,8 @@ export function StatusBar() {
         data-testid="backend-kind"
         data-backend={backend?.kind ?? ''}
         data-fallback-adapter={backend?.adapter ? String(backend.adapter.isFallbackAdapter) : ''}
+        data-probing={backend?.probing ? 'true' : 'false'} data-remembered={backend?.remembered ? 'true' : 'false'}
+        data-verdict={backend?.verdict ?? ''} data-timing={backend?.timing ? JSON.stringify(backend.timing) : ''}
       >
         {label}
       </span>

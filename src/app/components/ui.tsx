@@ -5,6 +5,7 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useApp } from '../store';
 import type { Progress } from '../../worker/protocol';
 import { check, rangeText, specOf, type Key } from '../urlState';
+import { GLOSSARY, type GlossaryTerm } from '../glossary';
 
 export function Panel(props: { title: string; right?: ReactNode; children: ReactNode; className?: string; testId?: string }) {
   return (
@@ -128,6 +129,11 @@ export function fmt(v: number | null | undefined, digits = 4): string {
   return Number(v.toFixed(digits)).toString();
 }
 
+/** "1 generation", "2 generations", "0 tasks": a count with its noun in the right number. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 export function fmtBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
@@ -161,22 +167,20 @@ export function ProgressBar(props: { progress: Progress | null; label: string; t
   );
 }
 
-/** A metric's name with its one-line definition on hover (METRICS holds the definitions). */
+/** A metric's name with its one-line definition on hover (the glossary holds the definitions). */
 export function Metric(props: { name: keyof typeof METRICS; label?: string }) {
-  return <span className="metric" title={METRICS[props.name]} data-metric={props.name}>{props.label ?? props.name}</span>;
+  return <span className="metric term" title={METRICS[props.name]} data-metric={props.name} data-term={props.name}>{props.label ?? props.name}</span>;
 }
 
-/** One-line definitions of every metric the pages show (hover text). */
-export const METRICS = {
-  reward: 'the scalar GRPO trains on: the checklist score, or 0 when an EnvACE error (parse or tool-call format) ended the episode',
-  checklist: 'weighted share of the task\'s checklist items the rule-based judge passed, over all user turns (0…1)',
-  'state check': 'outcome: the final environment state equals the expert\'s; read-only tasks pass it by doing nothing, so it is not success',
-  success: 'state check passed AND every checklist item passed (what the Benchmarks page calls success)',
-  'field F1': 'rehearsal fidelity: F1 over the (path, value) fields of the imagined result vs the real one (1 = every field matches)',
-  exact: 'rehearsal fidelity: the imagined result equals the real one after canonical JSON formatting',
-  'error agreement': 'rehearsal fidelity: imagined and real results agree on whether the call failed',
-  'pass@k': 'share of tasks where at least one of the k samples succeeded',
-  outcome: 'the state check: final environment state equals the expert\'s (read-only tasks pass by doing nothing)',
-  termination: 'why the episode ended: final_turn, parse_error, tool_error, required_item_failed, turn_cap, length, generation_cap',
-  seed: 'the trajectory\'s own sampling seed, derived from (seed field, task id, sample index), so each of the n samples differs',
-} as const;
+/** A term of the glossary (Act, Rehearse, fidelity, …) with its definition on hover. */
+export function Term(props: { name: GlossaryTerm; label?: ReactNode }) {
+  return <span className="term" title={GLOSSARY[props.name]} data-term={props.name}>{props.label ?? props.name}</span>;
+}
+
+/** "n/a" where a role or a measure does not exist (an Act-only variant's Rehearse reward): never a 0. */
+export function NA(props: { why: string }) {
+  return <span className="na" title={`${GLOSSARY['n/a']}. ${props.why}`} data-testid="na">n/a</span>;
+}
+
+/** One-line definitions of every metric the pages show (hover text): the glossary's entries. */
+export const METRICS = GLOSSARY;

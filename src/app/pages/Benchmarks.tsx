@@ -10,7 +10,7 @@ import { create } from 'zustand';
 import { useEffect, useMemo } from 'react';
 import { EVAL_CANCELLED, type BenchEvalRequest, type BenchEvalResult, type BenchEvalRow, type BenchProgress, type RolloutMode } from '../../worker/protocol';
 import { BarMetric, COLORS } from '../components/charts';
-import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel } from '../components/ui';
+import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel, plural } from '../components/ui';
 import { CurvesSection } from '../components/bench/Curves';
 import { useModelIndex } from '../modelIndex';
 import { hfModelEntries, useHfModel } from '../components/models/hfStore';
@@ -39,7 +39,9 @@ async function start(req: BenchEvalRequest): Promise<void> {
   useBench.setState({ running: true, progress: null, ended: null, cancelRequestedAt: null });
   try {
     const result = await api.benchRun(req, Comlink.proxy((p: BenchProgress) => { if (useBench.getState().running) useBench.setState({ progress: p }); }));
-    useBench.setState({ result, ended: null });
+    // The last progress message can arrive before the final chunk's tasks are counted (or after the result):
+    // the finished run's own counts replace it, so a done run never reads "0 / 8 tasks · 7 / 8 … ETA 0.5 s".
+    useBench.setState({ result, ended: null, progress: finalProgress(result, useBench.getState().progress) });
   } catch (e) {
     const message = errorText(e);
     const asked = useBench.getState().cancelRequestedAt;
@@ -47,6 +49,16 @@ async function start(req: BenchEvalRequest): Promise<void> {
   } finally {
     useBench.setState({ running: false });
   }
+}
+
+/** The progress line of a finished run: every task and trajectory done, its own time, ETA 0. */
+export function finalProgress(r: BenchEvalResult, last: BenchProgress | null): BenchProgress {
+  const total = r.rows.reduce((a, row) => a + row.samples, 0);
+  return {
+    done: total, total, tasksDone: r.rows.length, tasks: r.rows.length,
+    chunk: r.chunks, chunks: r.chunks, chunkTasks: r.chunkTasks ?? last?.chunkTasks ?? r.rows.length,
+    generations: r.generations, elapsedMs: r.ms, etaMs: 0,
+  };
 }
 
 function cancel(): void {
@@ -103,7 +115,7 @@ export function BenchmarksPage() {
   const hfLoaded = useHfModel((st) => st.loaded);
   const models = useMemo(() => shipped && [...shipped, ...hfModelEntries(hfLoaded)], [shipped, hfLoaded]);
   const { running, progress, result: res, ended, cancelRequestedAt } = useBench();
-  const model = models ? (s['m.model'] ? models.find((m) => m.name === s['m.model']) : defaultModel(models)) ?? null : null;
+  const model = models ? (s['m.model'] ? models.find((m) => m.name === s['m.model']) : defaultModel(models, s['b.world'])) ?? null : null;
   // A default model is chosen (and written to the URL) as soon as the index is known.
   useEffect(() => { if (!s['m.model'] && model) set('m.model', model.name); }, [models]); // eslint-disable-line react-hooks/exhaustive-deps
   const terms = useMemo(() => Object.entries(res?.terminations ?? {}).map(([reason, n]) => ({ reason, n })), [res]);
@@ -128,7 +140,7 @@ export function BenchmarksPage() {
             <select id="f-m.model" value={model?.name ?? s['m.model']} onChange={(e) => set('m.model', e.target.value)}>
               {!models && <option value={s['m.model']}>{indexError ? '(model index failed)' : '(loading…)'}</option>}
               {models?.length === 0 && <option value="">(no models shipped)</option>}
-              {models?.map((m) => <option key={m.name} value={m.name}>{m.name}{m === defaultModel(models) ? ' (default)' : ''}</option>)}
+              {models?.map((m) => <option key={m.name} value={m.name}>{m.name}{m === defaultModel(models, s['b.world']) ? ' (default)' : ''}</option>)}
               {models && s['m.model'] && !model && <option value={s['m.model']}>{s['m.model']} (unknown)</option>}
             </select>
           </label>
@@ -164,13 +176,14 @@ export function BenchmarksPage() {
         {(running || progress) && (
           <div className="progress" data-testid="bench-progress" data-done={progress?.done ?? 0} data-total={progress?.total ?? 0}
             data-tasks-done={progress?.tasksDone ?? 0} data-chunk={progress?.chunk ?? 0} data-generations={progress?.generations ?? 0}
+            data-finished={!running && !ended && res ? 'true' : 'false'}
             role="progressbar" aria-valuemin={0} aria-valuemax={progress?.total ?? 0} aria-valuenow={progress?.done ?? 0}>
             <div className="progress-track"><div className="progress-fill" style={{ width: `${(100 * frac).toFixed(1)}%` }} /></div>
             <div className="progress-text">
               <span data-testid="bench-progress-counts">{progress
-                ? `${progress.tasksDone} / ${progress.tasks} tasks · ${progress.done} / ${progress.total} trajectories · chunk ${progress.chunk} of ${progress.chunks} (${progress.chunkTasks} tasks each) · ${progress.generations} generations`
+                ? `${progress.tasksDone} / ${progress.tasks} tasks · ${progress.done} / ${progress.total} trajectories · chunk ${progress.chunk} of ${progress.chunks} (${progress.chunkTasks} tasks each) · ${plural(progress.generations, 'generation')}`
                 : 'loading the model…'}</span>
-              <span data-testid="bench-progress-eta">{progress ? `${secs(progress.elapsedMs)} elapsed · ETA ${secs(progress.etaMs)}` : ''}</span>
+              <span data-testid="bench-progress-eta">{progress ? (!running && !ended && res ? `done in ${secs(progress.elapsedMs)} · ETA ${secs(0)}` : `${secs(progress.elapsedMs)} elapsed · ETA ${secs(progress.etaMs)}`) : ''}</span>
             </div>
             {!running && ended?.kind === 'cancelled' && (
               <div className="warn-line" data-testid="bench-cancelled" data-cancel-ms={ended.cancelMs === null ? '' : ended.cancelMs.toFixed(0)}>
@@ -223,7 +236,7 @@ export function BenchmarksPage() {
                 );
               })}</tbody>
             </table>
-            <div className="muted">{res.chunks} chunk(s) of up to {res.chunkTasks} tasks · {res.generations} generations · {secs(res.ms)}</div>
+            <div className="muted">{plural(res.chunks, 'chunk')} of up to {plural(res.chunkTasks, 'task')} · {plural(res.generations, 'generation')} · {secs(res.ms)}</div>
             <BarMetric title="terminations" data={terms} x="reason" series={[{ key: 'n', label: 'trajectories', color: COLORS.loss }]} />
           </div>
         )}

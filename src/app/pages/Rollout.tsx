@@ -27,6 +27,9 @@ import type { Settings } from '../urlState';
 import { api, errorText, isNotAvailable } from '../worker';
 import { CANCELLED } from '../../worker/protocol';
 import { useModelIndex } from '../modelIndex';
+import { loadTrace, saveTrace, traceKey } from '../components/rollout/traceStore';
+import { setShareProvider } from '../share';
+import { userError } from '../errors';
 import { hfModelEntries, useHfModel } from '../components/models/hfStore';
 
 // recharts is most of the page's JavaScript: loaded after the first paint, so the shipped trace shows sooner.
@@ -35,6 +38,8 @@ const BarMetric = lazy(() => import('../components/charts').then((m) => ({ defau
 /** What the timeline shows: the shipped demo trace, a run, a stepped prefix, or a file. */
 interface View {
   source: 'demo' | 'run' | 'step' | 'file';
+  /** Run/step views read back from this browser's IndexedDB (the request's last computed trace), not computed now. */
+  restored?: boolean;
   trajectories: ShownTrajectory[];
   /** Settings that produced a run/step (to tell whether Step continues it or starts over). */
   key?: string;
@@ -72,13 +77,44 @@ const useRollout = create<RolloutState>(() => ({
   view: DEMO.trajectories.length ? demoView() : null, selected: 0, busy: null, progress: null, cancelled: null, cancelMs: null, error: null, notAvailable: null, loadErrors: null,
 }));
 let cancelClickedAt: number | null = null;
+/** A run, step, file or restore happened on this page load: the restore-on-open no longer applies. */
+let touched = false;
+
+/** The settings the shipped demo trace was computed with (its request), as URL settings. */
+const DEMO_SETTINGS = {
+  'r.world': DEMO.meta.request.world, 'r.task': DEMO.meta.request.taskId, 'r.mode': DEMO.meta.request.mode, 'r.k': DEMO.meta.request.k,
+  'r.seed': DEMO.meta.request.seed, 'r.temp': DEMO.meta.request.temperature, 'r.turns': DEMO.meta.request.maxTurns,
+  'r.max': DEMO.meta.request.maxNewTokens, 'r.topp': DEMO.meta.request.topP, 'r.topk': DEMO.meta.request.topK,
+} as const;
 
 /**
- * The default policy: the best shipped EnvACE model (the demo trace's), so the page works offline without
- * choosing anything and its default run shows rehearsal.
+ * The controls ask for exactly the shipped trace's request (same model, world, task, mode and sampling, whole
+ * rollout, no rehearse-first): only then is the shipped trace what "Run" would compute, so only then is it shown.
  */
-export function defaultModel(models: ModelEntry[]): ModelEntry | undefined {
-  return models.find((m) => m.name === DEMO_MODEL) ?? models.find((m) => m.name.startsWith('envace-')) ?? models[0];
+export function demoMatches(s: Settings): boolean {
+  if (s['m.model'] !== '' && s['m.model'] !== DEMO.meta.model) return false;
+  if (s['r.gen'] !== 0 || s['r.tts'] !== 0) return false;
+  return (Object.keys(DEMO_SETTINGS) as (keyof typeof DEMO_SETTINGS)[]).every((k) => s[k] === DEMO_SETTINGS[k]);
+}
+
+/** Put the controls back on the shipped trace's request (it is then shown again). */
+function showDemo(): void {
+  const set = useApp.getState().set;
+  set('m.model', '');
+  for (const [k, v] of Object.entries(DEMO_SETTINGS)) set(k as keyof typeof DEMO_SETTINGS, v as never);
+  set('r.gen', 0); set('r.tts', 0);
+  runToken++;
+  useRollout.setState({ view: demoView(), selected: 0 });
+}
+
+/**
+ * The default policy: the world's competent starter (models/<world>-starter: 47% / 44% of held-out tasks), else
+ * the demo trace's (files-starter), so the page works offline without choosing anything and its first run shows
+ * a policy that mostly does the task; the weak envace-* models only when no starter is shipped.
+ */
+export function defaultModel(models: ModelEntry[], world?: string): ModelEntry | undefined {
+  return (world ? models.find((m) => m.name === `${world}-starter`) : undefined) ?? models.find((m) => m.name === DEMO_MODEL)
+    ?? models.find((m) => m.name.endsWith('-starter')) ?? models.find((m) => m.name.startsWith('envace-')) ?? models[0];
 }
 
 function requestOf(s: Settings, model: ModelEntry | undefined): RolloutRequest {
@@ -119,6 +155,9 @@ async function execute(kind: 'run' | 'step', req: RolloutRequest, generations: n
       view = { source: 'step', trajectories: r.trajectories, key, generations: r.generations, done: r.done, computed: r.computed, ms: performance.now() - t0, request: req };
     }
     if (my !== runToken) return;
+    touched = true;
+    // Kept in this browser under its request: a reload (or this page's link, opened here) shows it again.
+    void saveTrace({ key: traceKey(req, kind === 'run' ? 0 : view.generations!), source: view.source as 'run' | 'step', request: req, trajectories: view.trajectories, generations: view.generations, done: view.done, ms: view.ms });
     const sel = useRollout.getState().selected;
     useRollout.setState({ view, selected: sel < view.trajectories.length && useRollout.getState().view?.key === key ? sel : 0 });
     const set = useApp.getState().set;
@@ -130,7 +169,7 @@ async function execute(kind: 'run' | 'step', req: RolloutRequest, generations: n
     else if (msg.includes(`${CANCELLED}:`)) {
       useRollout.setState({ cancelled: msg.slice(msg.indexOf(`${CANCELLED}:`) + CANCELLED.length + 1).trim(), cancelMs: cancelClickedAt === null ? null : performance.now() - cancelClickedAt });
     }
-    else useRollout.setState({ error: msg });
+    else useRollout.setState({ error: userError(e, 'the rollout') });
   } finally {
     if (my === runToken) useRollout.setState({ busy: null, progress: null });
   }
@@ -148,6 +187,7 @@ async function loadFile(f: File): Promise<void> {
   if (loaded.trajectories.length === 0) { useRollout.setState({ loadErrors: loaded }); return; }
   // A file replaces whatever is shown, including a run still in flight (its result is dropped).
   runToken++;
+  touched = true;
   useRollout.setState({ view: { source: 'file', trajectories: loaded.trajectories, file: loaded, task: null }, selected: 0, loadErrors: loaded.errors.length ? loaded : null, busy: null, progress: null });
   // A trace carries verdicts by item id only; the questions and "required" marks come from the task itself
   // (built-in world tasks are deterministic per id, so the worker can rebuild it).
@@ -177,7 +217,7 @@ export function RolloutPage() {
   const [dragging, setDragging] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
 
-  const model = models ? (s['m.model'] ? models.find((m) => m.name === s['m.model']) : defaultModel(models)) : undefined;
+  const model = models ? (s['m.model'] ? models.find((m) => m.name === s['m.model']) : defaultModel(models, s['r.world'])) : undefined;
   const world = worlds?.find((w) => w.name === s['r.world']);
   const req = requestOf(s, model);
   const reqKey = JSON.stringify(req);
@@ -213,6 +253,32 @@ export function RolloutPage() {
     void execute(gen > 0 ? 'step' : 'run', req, gen, false);
   }, [ready, s.autorun]);
 
+  // Reload keeps the trace: with no autorun, the last trace computed in this browser for these exact settings
+  // (IndexedDB, keyed by the request and r.gen) replaces the shipped one (once, before any action of this load).
+  useEffect(() => {
+    if (touched || !model || s.autorun === 1 || s['r.tts'] > 0) return;
+    const key = traceKey(req, s['r.gen']);
+    void loadTrace(key).then((t) => {
+      if (!t || touched || useRollout.getState().busy) return;
+      touched = true;
+      runToken++;
+      useRollout.setState({
+        view: { source: t.source, trajectories: t.trajectories, key: JSON.stringify(req), generations: t.generations, done: t.done, ms: t.ms, request: t.request, restored: true },
+        selected: 0,
+      });
+    });
+  }, [model?.url]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // The top bar's copy link: with a computed trace of these settings on screen, the link runs (or steps to
+  // r.gen) on open, so a fresh browser recomputes what is shown here; otherwise the settings alone.
+  const reqKeyRef = useRef(reqKey);
+  reqKeyRef.current = reqKey;
+  useEffect(() => setShareProvider(() => {
+    const v = useRollout.getState().view;
+    const computed = (v?.source === 'run' || v?.source === 'step') && v.key === reqKeyRef.current;
+    return computed ? linkWithAutorun(location.href) : location.href;
+  }), []);
+
   const run = () => {
     if (!s['m.model'] && model) set('m.model', model.name);
     void execute('run', req, 0, false);
@@ -222,8 +288,14 @@ export function RolloutPage() {
     const cont = view?.source === 'step' && view.key === reqKey && !view.done;
     void execute('step', req, cont ? view.generations! + 1 : 1, true);
   };
+  // Back: one generation fewer (the worker replays it from memory, as a step does).
+  const canBack = view?.source === 'step' && view.key === reqKey && (view.generations ?? 0) > 1;
+  const back = () => { if (canBack) void execute('step', req, view!.generations! - 1, false); };
 
-  const trajs = view?.trajectories ?? [];
+  // The shipped trace is shown only while the controls ask for its request; otherwise it is set aside (the
+  // timeline says so and offers Run, or putting the controls back on the shipped request).
+  const demoAside = view?.source === 'demo' && !demoMatches(s);
+  const trajs = demoAside ? [] : view?.trajectories ?? [];
   const cur = trajs[Math.min(selected, trajs.length - 1)];
   const stepping = view?.source === 'step' && !view.done;
   const stale = view && (view.source === 'run' || view.source === 'step') && view.key !== reqKey;
@@ -246,7 +318,6 @@ export function RolloutPage() {
     onDrop,
   };
 
-  const shareUrl = linkWithAutorun(location.href);
   const cap = caps?.rollout;
   return (
     <div className={`page page-rollout${dragging ? ' dragging' : ''}`} {...dragProps}>
@@ -257,7 +328,7 @@ export function RolloutPage() {
             <select id="f-m.model" value={model?.name ?? s['m.model']} onChange={(e) => set('m.model', e.target.value)}>
               {!models && <option value={s['m.model']}>{indexError ? '(model index failed)' : '(loading…)'}</option>}
               {models?.length === 0 && <option value="">(no models)</option>}
-              {models?.map((m) => <option key={m.name} value={m.name}>{m.name}{m === defaultModel(models) ? ' (default)' : ''}</option>)}
+              {models?.map((m) => <option key={m.name} value={m.name}>{m.name}{m === defaultModel(models, s['r.world']) ? ' (default)' : ''}</option>)}
               {models && s['m.model'] && !model && <option value={s['m.model']}>{s['m.model']} (unknown)</option>}
             </select>
           </label>
@@ -301,17 +372,19 @@ export function RolloutPage() {
           <button className="primary" disabled={!!busy || !ready} onClick={run} title="the whole rollout, in the worker">
             {busy === 'run' ? 'running…' : 'Run'}
           </button>
+          <button disabled={!!busy || !ready || !canBack} onClick={back} data-testid="rollout-back" title="one generation back (the worker replays the earlier ones from memory)">Back</button>
           <button disabled={!!busy || !ready} onClick={step} title="one more generation (the worker replays the earlier ones from memory)">
             {busy === 'step' ? 'stepping…' : stepping && !stale ? `Step (${(view?.generations ?? 0) + 1})` : view?.source === 'step' && !stale ? 'Step (from 1)' : 'Step'}
           </button>
           {busy && <button data-testid="rollout-cancel" onClick={cancel} title="stop the worker before its next forward pass">Cancel</button>}
-          <a className="link" href={shareUrl} data-testid="share-link" title="this view, run on open">link</a>
         </div>
         {busy && <ProgressBar testId="rollout-progress" progress={progress} label={busy === 'run' ? 'running in the worker' : 'stepping in the worker'} />}
         {cancelled && <div className="not-available" role="status" data-testid="rollout-cancelled" data-cancel-ms={cancelMs === null ? '' : cancelMs.toFixed(0)}><strong>cancelled</strong>{cancelMs === null ? '' : ` in ${(cancelMs / 1000).toFixed(1)} s`}: {cancelled}; the view below is the previous one</div>}
         <div className="muted run-status" data-testid="run-status">
           {busy && `${busy === 'run' ? 'running' : 'stepping'} in the worker… · previous: `}
-          {view?.source === 'demo' && 'shipped trace (not computed here) · Run computes it live'}
+          {view?.source === 'demo' && !demoAside && 'shipped trace (not computed here) · Run computes it live'}
+          {demoAside && 'nothing computed for these settings yet · Run computes them'}
+          {view?.restored && 'restored from this browser (computed earlier for these settings) · '}
           {view?.source === 'run' && `full run · ${fmt((view.ms ?? 0) / 1000, 2)} s`}
           {view?.source === 'step' && `${view.done ? 'stepped to the end' : 'stepping'} · ${view.generations} generation${view.generations === 1 ? '' : 's'} · ${view.computed} sampled now · ${fmt((view.ms ?? 0) / 1000, 2)} s`}
           {view?.source === 'file' && `file ${view.file?.file}`}
@@ -333,8 +406,18 @@ export function RolloutPage() {
             ))}
           </span>
         )}>
-        {view?.source === 'demo' && <DemoBanner onRun={run} canRun={ready && !busy} />}
-        {!cur ? <Empty>No trajectories yet. Run or Step a rollout, or drop a JSONL trace here.</Empty>
+        {view?.source === 'demo' && !demoAside && <DemoBanner onRun={run} canRun={ready && !busy} />}
+        {demoAside && (
+          <div className="demo-aside" data-testid="demo-aside">
+            The shipped trace ({DEMO.meta.model}, {DEMO.meta.request.mode} mode, {DEMO.meta.request.taskId}, n {DEMO.meta.request.k}, T {DEMO.meta.request.temperature}) was computed
+            for other settings than these, so it is set aside. <b>Run</b> computes what the controls ask for.
+            <div className="actions">
+              <button className="primary" disabled={!ready || !!busy} onClick={run}>Run these settings</button>
+              <button onClick={showDemo} data-testid="show-demo" title="put every control back on the shipped trace's request">Show the shipped trace</button>
+            </div>
+          </div>
+        )}
+        {!cur ? (demoAside ? null : <Empty>No trajectories yet. Run or Step a rollout, or drop a JSONL trace here.</Empty>)
           : <TrajectoryView t={cur} task={shownTask} baseSeed={view?.source === 'demo' ? DEMO.meta.request.seed : view?.request?.seed}
               inProgress={stepping && cur.terminatedBy === 'generation_cap'} stepLabel={view?.source === 'step' ? `step ${view.generations}` : undefined} />}
       </Panel>

@@ -15,7 +15,8 @@ import {
 import { trainWorker } from '../components/train/client';
 import { StepProgress } from '../components/train/StepProgress';
 import { DEFAULT_TRAIN_STARTER, TINY_MODEL_ID, watchingLine, WHY_DEFAULT } from '../components/train/preset';
-import { ErrorBox, Field, fmt, fmtBytes, Panel } from '../components/ui';
+import { TRAINER_LOSS_AGG_DEFAULT } from '../../shared/trainDefaults';
+import { ErrorBox, Field, fmt, fmtBytes, NA, Panel, Term } from '../components/ui';
 import { useModelIndex } from '../modelIndex';
 import { useApp } from '../store';
 
@@ -70,6 +71,9 @@ const probeLine = (r: RunRecord, k: 'recallF1' | 'inferenceF1' | 'noHintsF1', su
   id: `${r.runId}:eval:${k}`, label: `${r.label}${suffix}`, color: r.color, dash, points: r.evals.map((e) => ({ x: e.step, y: e[k] ?? null })),
 });
 const trainsRehearse = (r: RunRecord) => VARIANTS[r.request.spec.variant ?? 'envace'].trainRoles.includes('rehearse');
+/** Train rollouts imagine tool results (rehearsal, simulator); in real mode nothing is imagined, so no fidelity. */
+const imagines = (r: RunRecord) => VARIANTS[r.request.spec.variant ?? 'envace'].rolloutMode !== 'real';
+const variantLabel = (r: RunRecord) => VARIANTS[r.request.spec.variant ?? 'envace'].label.split(' (')[0];
 
 // The charts are the page's main-thread cost (ten here, eight in Diagnostics); log lines, checkpoint notices and status changes must
 // not redraw them (on a loaded machine that lag delayed event handling by seconds).
@@ -82,12 +86,15 @@ function ChartsInner(props: { runs: RunRecord[] }) {
   const runs = props.runs;
   const skipped = [...new Set(runs.flatMap((r) => r.history.filter((m) => m.skipped).map((m) => m.step)))];
   const perRole = (a: StepKey, b: StepKey) => runs.flatMap((r) => [stepLine(r, a, ' act'), ...(trainsRehearse(r) ? [stepLine(r, b, ' rehearse', true)] : [])]);
-  const charts: { id: string; title: string; note?: string; lines: ChartLine[]; domain?: [number, number] }[] = [
-    { id: 'reward-role', title: 'reward per role', note: 'solid Act · dashed Rehearse', lines: perRole('rewardAct', 'rewardRehearse') },
-    { id: 'adv-mean', title: 'advantage mean per role', note: '≈0 with a role-wise baseline', lines: perRole('advActMean', 'advRehearseMean') },
-    { id: 'adv-abs', title: 'advantage |A| per role', lines: perRole('advActAbs', 'advRehearseAbs') },
+  // A role or a measure a run's variant does not have is not drawn as 0: the chart says n/a for that run.
+  const noRehearse = runs.filter((r) => !trainsRehearse(r)).map((r) => `${r.label}: n/a — ${variantLabel(r)} trains the Act role only (no Rehearse rows)`);
+  const noTrainFidelity = runs.filter((r) => !imagines(r)).map((r) => `${r.label}: train-rollout fidelity n/a — in real mode every tool result is real, nothing is imagined`);
+  const charts: { id: string; title: string; note?: string; lines: ChartLine[]; domain?: [number, number]; notes?: string[] }[] = [
+    { id: 'reward-role', title: 'reward per role', note: 'solid Act · dashed Rehearse', lines: perRole('rewardAct', 'rewardRehearse'), notes: noRehearse },
+    { id: 'adv-mean', title: 'advantage mean per role', note: '≈0 with a role-wise baseline', lines: perRole('advActMean', 'advRehearseMean'), notes: noRehearse },
+    { id: 'adv-abs', title: 'advantage |A| per role', lines: perRole('advActAbs', 'advRehearseAbs'), notes: noRehearse },
     { id: 'success', title: 'held-out real-env success', note: 'dashed: checklist score', lines: runs.flatMap((r) => [evalLine(r, 'success'), evalLine(r, 'checklist', ' checklist', true)]), domain: [0, 1] },
-    { id: 'fidelity', title: 'rehearsal fidelity F1', note: 'solid eval · dashed train rollouts', lines: runs.flatMap((r) => [evalLine(r, 'fidelityF1', ' eval'), stepLine(r, 'fidelityF1', ' train', true)]), domain: [0, 1] },
+    { id: 'fidelity', title: 'rehearsal fidelity F1', note: 'solid eval · dashed train rollouts', lines: runs.flatMap((r) => [evalLine(r, 'fidelityF1', ' eval'), ...(imagines(r) ? [stepLine(r, 'fidelityF1', ' train', true)] : [])]), domain: [0, 1], notes: noTrainFidelity },
     { id: 'fidelity-probes', title: 'probe fidelity F1: recall vs inference', note: 'solid recall (a hint holds the answer) · dashed inference (none does) · dotted all probes, hints off', lines: runs.flatMap((r) => [probeLine(r, 'recallF1', ' recall'), probeLine(r, 'inferenceF1', ' inference', '4 3'), probeLine(r, 'noHintsF1', ' hints off', '1 3')]), domain: [0, 1] },
     { id: 'kl', title: 'KL', note: 'solid ppo_kl · dashed kl_loss', lines: runs.flatMap((r) => [stepLine(r, 'ppoKl'), stepLine(r, 'klLoss', ' kl_loss', true)]) },
     { id: 'loss', title: 'policy loss', lines: runs.map((r) => stepLine(r, 'loss')) },
@@ -96,7 +103,56 @@ function ChartsInner(props: { runs: RunRecord[] }) {
   ];
   return (
     <div className="chart-grid">
-      {charts.map((c) => <RunsChart key={c.id} testId={c.id} title={c.title} note={c.note} lines={c.lines} markers={skipped} domain={c.domain} />)}
+      {charts.map((c) => <RunsChart key={c.id} testId={c.id} title={c.title} note={c.note} lines={c.lines} markers={skipped} domain={c.domain} notes={c.notes} />)}
+    </div>
+  );
+}
+
+// ---------- the run bar ----------
+
+/** What a Pause waits for: the step the worker says it is in (or the evaluation after one). */
+function pauseWaitText(r: RunRecord | null): string {
+  const inStep = r?.inStep;
+  if (inStep?.phase === 'eval') return `the held-out evaluation after step ${inStep.step}`;
+  if (inStep) return `step ${inStep.step}`;
+  return `step ${(r?.history[r.history.length - 1]?.step ?? 0) + 1}`;
+}
+
+/**
+ * The run's controls and state in one bar that stays on screen (sticky under the top bar) however far the
+ * settings column or the charts are scrolled: Start, Pause, Cancel now, Resume, Step, Stop, state, step, ETA.
+ */
+function RunBar(props: {
+  active: RunRecord | null; live: boolean; busy: boolean; canContinue: boolean; pausing: string | null;
+  eta: { done: number; total: number; seconds: number | null } | null;
+  onStart: () => void; onPause: () => void; onCancel: () => void; error: string | null;
+}) {
+  const { active, live, busy, canContinue, pausing, eta: p } = props;
+  const state = active ? stateText(active) : 'no run';
+  return (
+    <div className="run-bar" data-testid="train-runbar" role="toolbar" aria-label="training run">
+      <div className="actions">
+        <button className="primary" disabled={live || busy} onClick={props.onStart} title="start a new run with the settings below">Start</button>
+        <button disabled={!live || pausing !== null} onClick={props.onPause} data-testid="train-pause" title="stop after the current step (a step is one rollout batch plus one update)">{pausing !== null ? 'pausing…' : 'Pause'}</button>
+        <button disabled={!live} onClick={props.onCancel} data-testid="train-cancel" title="terminate the training worker now (mid-step); Resume continues from the last checkpoint">Cancel now</button>
+        <button disabled={!active || live || busy || !canContinue} onClick={() => active && void resumeRun(active.runId)} title="continue the run (from its checkpoint when its worker is gone)">Resume</button>
+        <button disabled={!active || live || busy || !canContinue} onClick={() => active && void stepRun(active.runId)} title="one more optimizer step, then pause">Step</button>
+        <button disabled={!active || active.interrupted || (!live && active.status?.state !== 'paused')} onClick={() => void stopRun()} title="end the run here and write a final checkpoint">Stop</button>
+      </div>
+      <span className="run-bar-state">
+        <span className={`state-pill state-${state.replace(/[^a-z]/g, '')}`} data-testid="train-state">{state}{active?.error && state === 'error' ? `: ${active.error.slice(0, 80)}` : ''}</span>
+        {active && p && <span data-testid="train-step">step {p.done} / {p.total}</span>}
+        {active && p && <span className="muted" data-testid="train-eta">ETA {fmtSeconds(live ? p.seconds : null)}</span>}
+      </span>
+      {live && pausing !== null && (
+        <div className="run-bar-note" role="status" data-testid="train-pausing">
+          <strong>pausing</strong>: the worker finishes {pausing} first (a step cannot stop halfway). <b>Cancel now</b> drops it; Resume then continues from checkpoint @{active?.checkpointStep ?? 0}.
+        </div>
+      )}
+      {active?.interrupted && active.status?.state !== 'done' && !live && (
+        <div className="run-bar-note" role="status" data-testid="train-runbar-interrupted">interrupted: Resume continues from checkpoint @{active.checkpointStep}</div>
+      )}
+      {props.error && <div className="run-bar-error"><ErrorBox error={props.error} /></div>}
     </div>
   );
 }
@@ -119,13 +175,15 @@ export function TrainPage() {
   const { runs, activeId, busy, error } = useRuns();
   const active = runs.find((r) => r.runId === activeId) ?? null;
   const [exported, setExported] = useState<{ name: string; files: [string, Uint8Array][] } | null>(null);
-  // Pause takes effect between optimizer steps: until then the page says what it is waiting for.
-  const [pausing, setPausing] = useState<number | null>(null);
+  // Pause takes effect between optimizer steps: until then the page says what it is waiting for — the step the
+  // worker reports it is in (its progress events), not a guess from the last finished step.
+  const [pausing, setPausing] = useState<string | null>(null);
   const requestPause = () => {
-    setPausing((active?.history[active.history.length - 1]?.step ?? 0) + 1);
+    setPausing(pauseWaitText(active));
     void pauseRun().finally(() => setPausing(null));
   };
   // Stops the worker's work now (mid-step): the worker is terminated, Resume continues from the checkpoint.
+  // A Pause still waiting on that worker is rejected by the kill (client.ts), so nothing stays busy.
   const cancelNow = () => { setPausing(null); killWorker(); };
   const variant = variantFor(s['t.mode'], s['t.adv']);
 
@@ -171,6 +229,8 @@ export function TrainPage() {
 
   return (
     <div className="page page-train">
+      <RunBar active={active} live={live} busy={busy} canContinue={canContinue} pausing={pausing} eta={p}
+        onStart={start} onPause={requestPause} onCancel={cancelNow} error={error} />
       <Panel title="Training settings" className="controls">
         <div className="subhead">preset</div>
         <div className="actions" data-testid="train-presets">
@@ -199,7 +259,10 @@ export function TrainPage() {
         <div className="subhead">advantage and loss</div>
         <div className="fields">
           <Field k="t.std" label="norm_adv_by_std_in_grpo" />
-          <Field k="t.agg" label="loss_agg_mode" />
+          <Field k="t.agg" label="loss_agg_mode" title={`what the run uses (sent to the worker as is); the trainer's own default, used by npm run train, is ${TRAINER_LOSS_AGG_DEFAULT}`} />
+          <div className="field wide muted" data-testid="train-agg-truth">
+            runs with loss_agg_mode <b>{specFromSettings(s).lossAggMode}</b>{specFromSettings(s).lossAggMode === TRAINER_LOSS_AGG_DEFAULT ? ' (the trainer\'s reference default)' : ` (this page's measured default run; the trainer's reference default, used by npm run train, is ${TRAINER_LOSS_AGG_DEFAULT})`}
+          </div>
           <Field k="t.clip" label="clip_ratio_low" step={0.05} />
           <Field k="t.cliph" label="clip_ratio_high" step={0.05} />
           <Field k="t.clipc" label="clip_ratio_c (dual-clip)" step={0.5} />
@@ -224,33 +287,17 @@ export function TrainPage() {
           <Field k="t.evalk" label="eval samples per task (1 = greedy)" title="Avg@k on the held-out tasks: 1 decodes greedily; more samples each task k times at the training temperature" />
           <Field k="t.ckpt" label="checkpoint every (save_freq)" />
         </div>
-        <div className="actions">
-          <button className="primary" disabled={live || busy} onClick={start}>Start</button>
-          <button disabled={!live || pausing !== null} onClick={requestPause} data-testid="train-pause">{pausing !== null ? 'pausing…' : 'Pause'}</button>
-          <button disabled={!active || live || busy || !canContinue} onClick={() => active && void resumeRun(active.runId)}>Resume</button>
-          <button disabled={!active || live || busy || !canContinue} onClick={() => active && void stepRun(active.runId)}>Step</button>
-          <button disabled={!active || (!live && active.status?.state !== 'paused')} onClick={() => void stopRun()}>Stop</button>
-        </div>
-        <ErrorBox error={error} />
       </Panel>
 
       <div style={{ display: 'flex', flexDirection: 'column', gap: 8, minWidth: 0 }}>
         <div className={starterMissing ? 'not-available' : 'muted'} role="note" data-testid="train-watching">{watching}</div>
         {variant !== 'envace' && <div className="muted" role="note" data-testid="train-why-default">{WHY_DEFAULT}</div>}
-        <Panel title={active ? `Run ${active.label}` : 'Run'} testId="train-progress"
-          right={active ? <span data-testid="train-state">{stateText(active)}{active.error && stateText(active) === 'error' ? `: ${active.error.slice(0, 80)}` : ''}</span> : null}>
+        <Panel title={active ? `Run ${active.label}` : 'Run'} testId="train-progress">
           {active?.error && <div className="top-error" data-testid="train-error-top"><ErrorBox error={active.error} /></div>}
-          {live && pausing !== null && (
-            <div className="not-available" role="status" data-testid="train-pausing">
-              <strong>pausing</strong>: the worker finishes step {pausing} first (a step is one rollout batch plus one update; it cannot stop halfway).
-              {' '}<button onClick={cancelNow} data-testid="train-cancel" title="terminate the training worker now; Resume continues from the last checkpoint">Cancel now</button>
-              <span className="muted"> (drops step {pausing}; resumes from checkpoint @{active?.checkpointStep ?? 0})</span>
-            </div>
-          )}
           {!active || !p ? <div className="empty">Pick a preset and press Start. {modelUrl === TINY ? 'A tiny model is built in the worker, so the first run needs no download.' : `The worker loads ${s['t.model']} from models/ first.`}</div> : (
             <>
               <div className="actions" style={{ justifyContent: 'space-between' }}>
-                <span data-testid="train-step">step {p.done} / {p.total}</span>
+                <span>step {p.done} / {p.total}</span>
                 <span className="muted">ETA {fmtSeconds(live ? p.seconds : null)} · backend {active.status?.backend ?? '–'} · checkpoint @{active.checkpointStep}{active.checkpointBytes ? ` (${fmtBytes(active.checkpointBytes)})` : ''}{active.status?.resumedFrom !== undefined ? ` · resumed from ${active.status.resumedFrom}` : ''}</span>
               </div>
               <div style={{ height: 6, background: 'var(--bg)', border: '1px solid var(--line)', borderRadius: 3 }}>
@@ -260,7 +307,8 @@ export function TrainPage() {
               {last && (
                 <table className="kv">
                   <tbody>
-                    <tr><th>reward (act / rehearse)</th><td>{fmt(last.reward)} ({fmt(last.rewardAct)} / {fmt(last.rewardRehearse)})</td></tr>
+                    <tr><th>reward (<Term name="Act" /> / <Term name="Rehearse" />)</th><td data-testid="train-last-reward">{fmt(last.reward)} ({fmt(last.rewardAct)} / {trainsRehearse(active) ? fmt(last.rewardRehearse) : <NA why={`${VARIANTS[active.request.spec.variant ?? 'envace'].label.split(' (')[0]} trains the Act role only: there is no Rehearse reward`} />})</td></tr>
+                    <tr><th>loss_agg_mode (this run)</th><td data-testid="train-run-agg">{active.request.spec.lossAggMode ?? TRAINER_LOSS_AGG_DEFAULT}</td></tr>
                     <tr><th>rows · tokens</th><td>{last.rows} · {last.tokens}{last.rows === 0 ? ' (no trainable rows: prompts may exceed the context)' : ''}</td></tr>
                     <tr><th>loss · grad norm · entropy</th><td>{fmt(last.loss)} · {fmt(last.gradNorm)} · {fmt(last.entropy)}</td></tr>
                     {last.groups !== undefined && (

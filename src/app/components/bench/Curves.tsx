@@ -11,7 +11,7 @@ import { tickLabel } from '../charts';
 import { Empty, Field, Panel } from '../ui';
 import { CurveChart, ExportButtons, PALETTE } from './CurveChart';
 import { csvLine } from '../../../shared/csv';
-import { ABLATIONS, ablationCurves, BUDGETS, budgetRows, CURVE_METRICS, EVALS, evalSuiteRows, modelName, TTS, ttsSweep, type CurveMetric, type EvalMetric, type Row, type TtsMetric } from './results';
+import { ABLATIONS, ablationCurves, isStarter, BUDGETS, budgetRows, CURVE_METRICS, EVALS, evalSuiteRows, modelName, TTS, ttsSweep, type CurveMetric, type EvalMetric, type Row, type TtsMetric } from './results';
 
 const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
 const tooltip = { contentStyle: { background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }, labelStyle: { color: '#9aa6b8' } };
@@ -49,7 +49,8 @@ export function TrainingCurves() {
 
 export function RehearsalSweep() {
   const s = useApp((st) => st.settings);
-  const fallback = TTS.find((t) => t.data.configs.length > 3) ?? TTS[0];
+  // Opens on a competent starter's full sweep when there is one (issue 24), else the first full sweep.
+  const fallback = TTS.find((t) => isStarter(t.data.model) && t.data.configs.length > 3) ?? TTS.find((t) => t.data.configs.length > 3) ?? TTS[0];
   const chosen = TTS.find((t) => t.file === s['bt.file']) ?? fallback;
   if (!chosen) return <Empty>No rehearsal sweep under docs/results/ yet: <code>npm run tts -- --model models/envace-small --world files --n 0,1,2,3,4 --strategy parallel,sequential --json</code>.</Empty>;
   const t = chosen.data;

@@ -9,6 +9,7 @@ import type { HfCacheInfo, HfDtypeName, HfLoadProgress, HfLoadRequest } from '..
 import { useApp } from '../../store';
 import { api, errorText, ready } from '../../worker';
 import { Empty, ErrorBox, fmt, fmtBytes, Panel } from '../ui';
+import { userError } from '../../errors';
 import { filesFromDrop, filesFromPicked } from './folderFiles';
 import { useHfModel } from './hfStore';
 import './hf-models.css';
@@ -64,21 +65,21 @@ export function HfModelsPanel() {
     try {
       useHfModel.setState({ loaded: await api.hfLoad(req, onProgress) });
     } catch (e) {
-      setError(errorText(e));
+      setError(userError(e, `loading ${what}`));
     } finally {
       setBusy(null);
       void refreshCache();
     }
   };
   const loadFolder = (f: { name: string; files: Map<string, Blob> } | null) => {
-    if (!f) { setError('MISSING_FILE: the folder is empty'); return; }
+    if (!f) { setError('MISSING_FILE: the folder you picked is empty: pick the folder that holds config.json, tokenizer.json and onnx/'); return; }
     void load({ kind: 'files', name: f.name, files: f.files, dtype }, `folder ${f.name}`);
   };
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
     e.stopPropagation();
     setDragging(false);
-    void filesFromDrop(e.dataTransfer).then(loadFolder, (err) => setError(errorText(err)));
+    void filesFromDrop(e.dataTransfer).then(loadFolder, (err) => setError(userError(err, 'reading the dropped folder')));
   };
 
   const shown = Object.values(progress);

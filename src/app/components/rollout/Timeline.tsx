@@ -7,7 +7,7 @@ import type { Message } from '../../../envs/types';
 import type { Row } from '../../../agent/types';
 import type { ShownTrajectory, TaskInfo } from '../../../worker/protocol';
 import type { TurnVerdict } from '../../../envs/types';
-import { fmt, Metric, METRICS } from '../ui';
+import { fmt, Metric, METRICS, plural, Term } from '../ui';
 import { diffCounts, fieldDiff } from './fieldDiff';
 import { TokenText } from './TokenText';
 
@@ -53,7 +53,7 @@ export function TrajectoryView(props: { t: ShownTrajectory; task?: TaskInfo | nu
       <div className="traj-head">
         <span>task <b>{t.taskId}</b></span><span>mode <b>{t.mode}</b></span>
         <span title={METRICS.seed} data-testid="traj-seed">trajectory seed <b>{t.seed}</b>{props.baseSeed !== undefined && <span className="muted"> (from seed field {props.baseSeed}, task and sample index)</span>}</span>
-        <span>{t.rows.length} generations</span>
+        <span>{plural(t.rows.length, 'generation')}</span>
         {inProgress && <span className="badge warn" data-testid="in-progress">in progress{props.stepLabel ? ` · ${props.stepLabel}` : ''}</span>}
       </div>
       {layout.turns === 0 && t.rows.length === 0 && <div className="muted">No generations: the episode ended ({t.terminatedBy}) before the first one.</div>}
@@ -71,7 +71,7 @@ export function TrajectoryView(props: { t: ShownTrajectory; task?: TaskInfo | nu
       {layout.orphans.map((r) => <RehearseCard key={`o${r.step}`} row={r} />)}
       <div className={`traj-end${inProgress ? ' pending' : ''}`} data-testid="traj-end">
         {inProgress ? (
-          <span>stopped after {t.rows.length} generations ({props.stepLabel ?? 'step'}): Step continues it, Run plays it out</span>
+          <span>stopped after {plural(t.rows.length, 'generation')} ({props.stepLabel ?? 'step'}): Step continues it, Run plays it out</span>
         ) : <>
           <span><Metric name="reward" /> <b data-testid="reward">{fmt(t.reward ?? null)}</b>{t.error && (t.reward ?? 0) === 0 && (v?.score ?? 0) > 0 ? <span className="muted"> (0: an error ended the episode)</span> : null}</span>
           <span>ended by <b data-testid="termination" title={METRICS.termination}>{t.terminatedBy}</b></span>
@@ -93,7 +93,7 @@ function ActCard(props: { row: Row; shown: Message[]; kids: Row[] }) {
   return (
     <div className={`card act${r.error ? ' has-error' : ''}`} data-testid="act-row" data-step={r.step}>
       <div className="card-head">
-        <span className="role">act</span><span>step {r.step}</span><span>{r.outputIds.length} tok</span>
+        <span className="role"><Term name="Act" label="act" /></span><span>step {r.step}</span><span>{r.outputIds.length} tok</span>
         {r.finishReason && <span>{r.finishReason}</span>}
         {r.error ? <span className="badge bad">{r.error.code}</span>
           : calls.length ? <span className="badge">{calls.length} call{calls.length > 1 ? 's' : ''}</span>
@@ -132,13 +132,14 @@ function RehearseCard(props: { row: Row }) {
   return (
     <div className={`card rehearse${r.frozen ? ' frozen' : ''}`} data-testid="rehearse-row" data-step={r.step}>
       <div className="card-head">
-        <span className="role">{r.frozen ? 'simulator' : 'rehearse'}</span><span>step {r.step}</span><span>{r.outputIds.length} tok</span>
+        <span className="role">{r.frozen ? <Term name="simulator" /> : <Term name="Rehearse" label="rehearse" />}</span><span>step {r.step}</span><span>{r.outputIds.length} tok</span>
         {r.error && <span className="badge bad">{r.error.code}</span>}
         {f && (
           <span className="fidelity" data-testid="fidelity">
-            <span className={`badge ${f.exact ? 'ok' : 'bad'}`} title={METRICS.exact}>exact {f.exact ? '✓' : '✗'}</span>
-            <span className="badge" title={METRICS['field F1']}>field F1 {fmt(f.fieldF1, 3)}</span>
-            <span className={`badge ${f.errorAgree ? 'ok' : 'bad'}`} title={METRICS['error agreement']}>error agreement {f.errorAgree ? '✓' : '✗'}</span>
+            <Term name="fidelity" />
+            <span className={`badge ${f.exact ? 'ok' : 'bad'}`} title={METRICS.exact} data-term="exact">exact {f.exact ? '✓' : '✗'}</span>
+            <span className="badge" title={METRICS['field F1']} data-term="field F1">field F1 {fmt(f.fieldF1, 3)}</span>
+            <span className={`badge ${f.errorAgree ? 'ok' : 'bad'}`} title={METRICS['error agreement']} data-term="error agreement">error agreement {f.errorAgree ? '✓' : '✗'}</span>
           </span>
         )}
       </div>
@@ -187,7 +188,7 @@ function Checklist(props: { turn: number; verdict?: TurnVerdict; items?: Item[];
   return (
     <div className="checklist" data-testid="checklist">
       <div className="checklist-head">
-        checklist {verdict ? <>· turn score <b>{fmt(verdict.score, 3)}</b>{verdict.terminated ? ' · a required item failed' : ''}</> : <span className="muted">· {props.pending ? 'judged when the turn ends' : 'not judged (the episode ended first)'}</span>}
+        <Term name="checklist" /> {verdict ? <>· turn score <b>{fmt(verdict.score, 3)}</b>{verdict.terminated ? ' · a required item failed' : ''}</> : <span className="muted">· {props.pending ? 'judged when the turn ends' : 'not judged (the episode ended first)'}</span>}
         {verdict && props.imaginedMode && (real
           ? <span className="muted"> · judged on the imagined results, as in training; on the real environment's answers: <b data-testid="real-turn-score">{fmt(real.score, 3)}</b></span>
           : <span className="muted"> · judged on the imagined results, as in training</span>)}

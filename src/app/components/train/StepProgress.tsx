@@ -2,10 +2,11 @@
 // each model's update, then the held-out evaluation, as the worker reports them (train-service 'progress').
 
 import type { InStep } from './runs';
+import { plural } from '../ui';
 
 export function stepProgressText(p: InStep): string {
   switch (p.phase) {
-    case 'rollout': return `step ${p.step}: rollout, round ${p.round + 1} · ${p.generations} generations done · ${p.finished} / ${p.trajectories} trajectories finished`;
+    case 'rollout': return `step ${p.step}: rollout, round ${p.round + 1} · ${plural(p.generations, 'generation')} done · ${p.finished} / ${p.trajectories} trajectories finished`;
     case 'update': return `step ${p.step}: update${p.models > 1 ? `, model ${p.model} of ${p.models}` : ''} (${p.rows} rows)`;
     case 'eval': return `held-out evaluation after step ${p.step} (${p.tasks} tasks)`;
   }

@@ -18,12 +18,26 @@ interface Instance {
   worker: Worker; api: TrainApi; ready: Promise<BackendInfo>; generation: number;
   /** Rejects with TrainWorkerDied when the worker dies on its own (never for a page-initiated kill). */
   died: Promise<never>;
+  /** Rejects with TrainWorkerKilled when the page terminates the worker (Cancel now, a backend switch). */
+  killed: Promise<never>;
+  kill: (e: Error) => void;
 }
 
 export class TrainWorkerDied extends Error {
   constructor(readonly reason: string) {
     super(reason);
     this.name = 'TrainWorkerDied';
+  }
+}
+
+/**
+ * The page terminated the worker (Cancel now): calls that were pending on it (a Pause waiting for the step to
+ * end) reject with this instead of hanging forever, so the page's busy flag clears and Resume / Start work.
+ */
+export class TrainWorkerKilled extends Error {
+  constructor() {
+    super('the training worker was stopped by the page');
+    this.name = 'TrainWorkerKilled';
   }
 }
 
@@ -45,7 +59,10 @@ export function trainWorker(): Instance {
   let fail: (e: Error) => void = () => {};
   const died = new Promise<never>((_, reject) => { fail = reject; });
   died.catch(() => { /* observed through whileAlive and the death handlers */ });
-  const inst: Instance = { worker, api, ready: api.init({ backend: forced ?? q.backend, threads: q.threads }), generation: ++generation, died };
+  let kill: (e: Error) => void = () => {};
+  const killed = new Promise<never>((_, reject) => { kill = reject; });
+  killed.catch(() => { /* observed through whileAlive */ });
+  const inst: Instance = { worker, api, ready: api.init({ backend: forced ?? q.backend, threads: q.threads }), generation: ++generation, died, killed, kill };
   current = inst;
   let started = false;
   inst.ready.then(() => { started = true; }, () => { /* the caller reports it */ });
@@ -79,19 +96,25 @@ export function onDeath(h: (reason: string) => void): () => void { deathHandlers
 /** Called for an uncaught error in a living training worker. */
 export function onWorkerError(h: (text: string) => void): () => void { errorHandlers.add(h); return () => errorHandlers.delete(h); }
 
-/** `p`, or a TrainWorkerDied rejection if the current training worker dies first (a dead worker never answers). */
+/**
+ * `p`, or a TrainWorkerDied rejection if the current training worker dies first (a dead worker never answers),
+ * or a TrainWorkerKilled rejection if the page terminates it first.
+ */
 export function whileAlive<T>(p: Promise<T>): Promise<T> {
   const inst = current;
-  return inst ? Promise.race([p, inst.died]) : p;
+  return inst ? Promise.race([p, inst.died, inst.killed]) : p;
 }
 
 /** Terminate the training worker as a crash would: no pause, no final checkpoint. */
 export function killTrainWorker(): number {
   if (!current) return generation;
-  current.worker.terminate();
-  // Pending RPCs on a terminated worker never settle; dropping the proxy lets them be collected.
-  current.api[Comlink.releaseProxy]();
+  const inst = current;
+  inst.worker.terminate();
+  // Pending RPCs on a terminated worker never settle: they are rejected here (whileAlive), and dropping the
+  // proxy lets them be collected.
+  inst.api[Comlink.releaseProxy]();
   current = null;
+  inst.kill(new TrainWorkerKilled());
   for (const h of killHandlers) h();
   return generation;
 }

@@ -6,7 +6,7 @@ import { create } from 'zustand';
 import { VARIANTS, type VariantName } from '../../../rl/advantages';
 import type { BackendSwitch, EvalMetrics, StepMetrics, TrainEvent, TrainRequest, TrainStatus } from '../../../worker/protocol';
 import { errorText } from '../../worker';
-import { eventProxy, forceBackend, killTrainWorker, onDeath, onWorkerError, trainWorker, whileAlive } from './client';
+import { eventProxy, forceBackend, killTrainWorker, onDeath, onWorkerError, trainWorker, TrainWorkerKilled, whileAlive } from './client';
 import { persistText, requestPersistentStorage } from '../../storage';
 
 export interface RunRecord {
@@ -115,16 +115,23 @@ function onEvent(e: TrainEvent): void {
 
 const listener = eventProxy(onEvent);
 
+// Calls in flight: busy while any is (a Pause still waiting when Resume starts must not clear Resume's busy).
+let pending = 0;
+
 async function call<T>(f: () => Promise<T>): Promise<T | undefined> {
+  pending++;
   useRuns.setState({ busy: true, error: null });
   try {
     // A worker that dies never answers: the call rejects with TrainWorkerDied instead of hanging.
     return await whileAlive(f());
   } catch (e) {
-    useRuns.setState({ error: errorText(e) });
+    // Cancel now (or a backend switch) terminated the worker under this call: nothing failed, the run says
+    // it is interrupted and Resume continues it.
+    if (!(e instanceof TrainWorkerKilled)) useRuns.setState({ error: errorText(e) });
     return undefined;
   } finally {
-    useRuns.setState({ busy: false });
+    pending--;
+    useRuns.setState({ busy: pending > 0 });
   }
 }
 
@@ -152,7 +159,8 @@ export async function startRun(req: Omit<TrainRequest, 'runId'>): Promise<string
   void requestPersistentStorage().then((p) => patch(runId, (r) => ({ logs: addLog(r, persistText(p)) })));
   const w = trainWorker();
   const st = await call(async () => { await w.ready; return w.api.trainStart(request, listener); });
-  if (!st) patch(runId, (r) => ({ status: r.status && { ...r.status, state: 'error' }, error: useRuns.getState().error }));
+  // No status and an error: the start failed. No status and no error: Cancel now ended it (already interrupted).
+  if (!st && useRuns.getState().error) patch(runId, (r) => ({ status: r.status && { ...r.status, state: 'error' }, error: useRuns.getState().error }));
   applyStatus(st);
   return runId;
 }
