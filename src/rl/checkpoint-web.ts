@@ -75,3 +75,18 @@ export class IndexedDbCheckpointStore implements CheckpointStore {
 }
 
 export function indexedDbAvailable(): boolean { return typeof indexedDB !== 'undefined'; }
+
+/**
+ * Why checkpoints cannot go to IndexedDB here, or null when they can: absent, or present but failing to open or
+ * to start a transaction (some private modes, a blocked or broken profile). The caller then keeps checkpoints in
+ * memory and says so (issue 21), instead of failing every save.
+ */
+export async function indexedDbProblem(): Promise<string | null> {
+  if (!indexedDbAvailable()) return 'IndexedDB is not available in this browser';
+  try {
+    await tx('readonly', (s) => s.count());
+    return null;
+  } catch (e) {
+    return `IndexedDB could not be opened (${e instanceof Error ? `${e.name}: ${e.message}` : String(e)})`;
+  }
+}

@@ -13,7 +13,7 @@
 import { loadModelFolder, fetchFileSource, modelFolderFiles, type ModelFolder } from '../engine/modelFolder';
 import type { Runtime } from '../engine/runtime';
 import { decodeCheckpoint, MemoryCheckpointStore, type CheckpointStore } from '../rl/checkpoint';
-import { IndexedDbCheckpointStore, indexedDbAvailable, quotaPauseMessage } from '../rl/checkpoint-web';
+import { IndexedDbCheckpointStore, indexedDbAvailable, indexedDbProblem, quotaPauseMessage } from '../rl/checkpoint-web';
 import { makeTrainer } from '../rl/session';
 import { useReferencePaths } from '../bench/reference-paths';
 import type { GrpoTrainer, StepProgress } from '../rl/trainer';
@@ -84,9 +84,21 @@ let stallBefore = 0;
 /** Debug: poison the policy before the next step so the trainer's NaN/Inf guard has something to catch. */
 let poisonNext = false;
 
+/** Why checkpoints live in memory (ensureStore found IndexedDB missing or failing), said in every run's log. */
+let memoryReason: string | null = null;
+
 function checkpoints(): CheckpointStore {
   // Without IndexedDB (some private modes) runs still work, they just do not survive the worker.
   store ??= indexedDbAvailable() ? new IndexedDbCheckpointStore() : new MemoryCheckpointStore();
+  return store;
+}
+
+/** Picks the store once, after trying IndexedDB: one that exists but cannot be opened also means memory. */
+async function ensureStore(): Promise<CheckpointStore> {
+  if (store) return store;
+  const problem = await indexedDbProblem();
+  memoryReason = problem;
+  store ??= problem ? new MemoryCheckpointStore() : new IndexedDbCheckpointStore();
   return store;
 }
 
@@ -303,12 +315,13 @@ export function setListener(cb: TrainListener | null): void { listener = cb; }
 /** Said once per run when checkpoints cannot be persisted (no IndexedDB here): they live and die with this worker. */
 function noteMemoryStore(): void {
   if (checkpoints() instanceof MemoryCheckpointStore) {
-    log('checkpoints: IndexedDB is not available in this browser, so checkpoints are kept in this worker\'s memory only and are lost when it ends (a reload or crash cannot resume)');
+    log(`checkpoints: ${memoryReason ?? 'IndexedDB is not available in this browser'}, so checkpoints are kept in this worker's memory only and are lost when it ends (a reload or crash cannot resume)`);
   }
 }
 
 export async function start(rt: WebRuntime, req: TrainRequest, cb?: TrainListener): Promise<TrainStatus> {
   if (cb) listener = cb;
+  await ensureStore();
   const r = await setUp(req, rt, false);
   noteMemoryStore();
   startLoop(r);
@@ -321,6 +334,7 @@ export async function start(rt: WebRuntime, req: TrainRequest, cb?: TrainListene
  */
 export async function resume(rt: WebRuntime, runId: string, cb?: TrainListener, opts: { stepOnly?: boolean } = {}): Promise<TrainStatus> {
   if (cb) listener = cb;
+  await ensureStore();
   let r = run;
   if (!r || r.req.runId !== runId) {
     const req = await storedRequest(runId);
@@ -380,7 +394,7 @@ async function storedRequest(runId: string): Promise<TrainRequest | null> {
 
 /** Runs this browser holds checkpoints or requests for. */
 export async function listRuns(): Promise<SavedRun[]> {
-  const keys = await checkpoints().list();
+  const keys = await (await ensureStore()).list();
   const ids = new Set(keys.map((k) => (k.endsWith(REQUEST_SUFFIX) ? k.slice(0, -REQUEST_SUFFIX.length) : k)));
   const out: SavedRun[] = [];
   for (const runId of ids) {

@@ -1,9 +1,9 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CheckpointError, crc32, decodeCheckpoint, encodeCheckpoint, type Checkpoint } from '../../src/rl/checkpoint';
-import { FileCheckpointStore } from '../../src/rl/checkpoint-node';
+import { CheckpointStoreError, FileCheckpointStore } from '../../src/rl/checkpoint-node';
 
 function sample(): Checkpoint {
   const w = new Float32Array([1, -2.5, 3e-8, Number.MAX_VALUE > 0 ? 7 : 0]);
@@ -106,5 +106,20 @@ describe('checkpoints', () => {
     expect(await store.list()).toEqual(['r1']);
     expect(decodeCheckpoint((await store.load('r1'))!).step).toBe(42);
     expect(await store.load('missing')).toBeNull();
+  });
+
+  it('file store: only a missing file is "no checkpoint"; an unreadable one is a CheckpointStoreError (issue 21)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ck-'));
+    const store = new FileCheckpointStore(dir);
+    expect(await new FileCheckpointStore(join(dir, 'absent')).list()).toEqual([]);
+    // A directory where the checkpoint file should be: reading it fails with EISDIR, which must not read as "none".
+    mkdirSync(join(dir, 'r2.ckpt'));
+    const err = await store.load('r2').then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(CheckpointStoreError);
+    expect(err).toMatchObject({ code: 'CHECKPOINT_UNREADABLE', path: join(dir, 'r2.ckpt') });
+    expect((err as Error).message).toMatch(/^CHECKPOINT_UNREADABLE: .*r2\.ckpt: .*EISDIR/);
+    // A file where the folder should be: listing fails with ENOTDIR.
+    writeFileSync(join(dir, 'file'), 'x');
+    await expect(new FileCheckpointStore(join(dir, 'file')).list()).rejects.toMatchObject({ code: 'CHECKPOINT_DIR_UNREADABLE' });
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CheckpointQuotaError, IndexedDbCheckpointStore, isQuotaError, quotaPauseMessage } from '../../src/rl/checkpoint-web';
+import { CheckpointQuotaError, IndexedDbCheckpointStore, indexedDbProblem, isQuotaError, quotaPauseMessage } from '../../src/rl/checkpoint-web';
 
 /**
  * Just enough IndexedDB for IndexedDbCheckpointStore: one object store, transactions that commit or abort
@@ -31,6 +31,7 @@ function fakeIndexedDb(quotaBytes: { value: number }) {
       }, {}),
       get: (k: string) => finish(() => data.get(k), {}),
       getAllKeys: () => finish(() => [...data.keys()], {}),
+      count: () => finish(() => data.size, {}),
       delete: (k: string) => finish(() => { data.delete(k); }, {}),
     });
     return t;
@@ -93,5 +94,20 @@ describe('checkpoints when the browser storage is full', () => {
     expect(quotaPauseMessage(new DOMException('x', 'QuotaExceededError'), 3, 0)).not.toBeNull();
     expect(quotaPauseMessage(new Error('WebGPU device lost'), 3, 0)).toBeNull();
     expect(quotaPauseMessage(undefined, 3, 0)).toBeNull();
+  });
+
+  it('an IndexedDB that exists but cannot be opened is named, so the worker keeps checkpoints in memory and says why', async () => {
+    vi.stubGlobal('indexedDB', fakeIndexedDb({ value: 1e6 }));
+    expect(await indexedDbProblem()).toBeNull();
+    vi.stubGlobal('indexedDB', {
+      open: () => {
+        const req: Record<string, any> = {};
+        setTimeout(() => { req.error = new DOMException('A mutation operation was attempted on a database that did not allow mutations.', 'InvalidStateError'); req.onerror?.(); }, 0);
+        return req;
+      },
+    });
+    expect(await indexedDbProblem()).toBe('IndexedDB could not be opened (InvalidStateError: A mutation operation was attempted on a database that did not allow mutations.)');
+    vi.stubGlobal('indexedDB', undefined);
+    expect(await indexedDbProblem()).toBe('IndexedDB is not available in this browser');
   });
 });

@@ -172,7 +172,7 @@ export function TrainPage() {
   const set = useApp((st) => st.set);
   const worlds = useApp((st) => st.worlds);
   const { models } = useModelIndex();
-  const { runs, activeId, busy, error } = useRuns();
+  const { runs, activeId, busy, error, storageProblem } = useRuns();
   const active = runs.find((r) => r.runId === activeId) ?? null;
   const [exported, setExported] = useState<{ name: string; files: [string, Uint8Array][] } | null>(null);
   // Pause takes effect between optimizer steps: until then the page says what it is waiting for — the step the
@@ -290,6 +290,7 @@ export function TrainPage() {
       </Panel>
 
       <div style={{ display: 'flex', flexDirection: 'column', gap: 8, minWidth: 0 }}>
+        {storageProblem && <div className="warn-line" role="alert" data-testid="train-storage-problem">{storageProblem}</div>}
         <div className={starterMissing ? 'not-available' : 'muted'} role="note" data-testid="train-watching">{watching}</div>
         {variant !== 'envace' && <div className="muted" role="note" data-testid="train-why-default">{WHY_DEFAULT}</div>}
         <Panel title={active ? `Run ${active.label}` : 'Run'} testId="train-progress">

@@ -8,6 +8,7 @@ import type { BackendSwitch, EvalMetrics, StepMetrics, TrainEvent, TrainRequest,
 import { errorText } from '../../worker';
 import { eventProxy, forceBackend, killTrainWorker, onDeath, onWorkerError, trainWorker, TrainWorkerKilled, whileAlive } from './client';
 import { persistText, requestPersistentStorage } from '../../storage';
+import { pageStorage, readRunHistory, writeRunHistory } from './runHistory';
 
 export interface RunRecord {
   runId: string;
@@ -37,28 +38,30 @@ interface TrainStore {
   activeId: string | null;
   busy: boolean;
   error: string | null;
+  /** The run history could not be read or saved (runHistory.ts): shown until a save succeeds again. */
+  storageProblem?: string | null;
 }
 
-const KEY = 'envace-train-runs';
 const PALETTE = ['#5cc8ff', '#ff8a65', '#7bd88f', '#c792ea', '#ffd166', '#4dd0e1', '#f06292', '#aed581'];
 
+/** false: the stored history could not be read nor kept aside, so this page never saves over it. */
+let historyWritable = true;
+
 function restore(): TrainStore {
-  try {
-    const raw = localStorage.getItem(KEY);
-    if (raw) {
-      const s = JSON.parse(raw) as Pick<TrainStore, 'runs' | 'activeId'>;
-      // The worker did not survive the reload, whatever the stored state says.
-      const runs = s.runs.map((r) => ({ ...(isLive(r) ? { ...r, interrupted: true } : r), inStep: null }));
-      return { runs, activeId: s.activeId, busy: false, error: null };
-    }
-  } catch { /* corrupt or blocked storage: start empty */ }
-  return { runs: [], activeId: null, busy: false, error: null };
+  const r = readRunHistory<RunRecord>(pageStorage());
+  historyWritable = r.writable;
+  // The worker did not survive the reload, whatever the stored state says.
+  const runs = (r.stored?.runs ?? []).map((x) => ({ ...(isLive(x) ? { ...x, interrupted: true } : x), inStep: null }));
+  return { runs, activeId: r.stored?.activeId ?? null, busy: false, error: null, storageProblem: r.problem };
 }
 
 export const useRuns = create<TrainStore>(() => restore());
 
-useRuns.subscribe((s) => {
-  try { localStorage.setItem(KEY, JSON.stringify({ runs: s.runs, activeId: s.activeId })); } catch { /* quota: curves stay in memory */ }
+useRuns.subscribe((s, prev) => {
+  if (!historyWritable || (s.runs === prev.runs && s.activeId === prev.activeId)) return;
+  const problem = writeRunHistory(pageStorage(), { runs: s.runs, activeId: s.activeId });
+  // A failed save is said until a save succeeds; what reading found (a corrupt history kept aside) stays said.
+  if (problem !== null ? problem !== s.storageProblem : s.storageProblem?.startsWith('RUN_HISTORY_NOT_SAVED')) useRuns.setState({ storageProblem: problem });
 });
 
 export function isLive(r: RunRecord): boolean { return r.status?.state === 'running' || r.status?.state === 'loading'; }

@@ -1,0 +1,42 @@
+// A browser whose storage is really full (issue 21): Chromium's own quota, lowered through the DevTools protocol
+// (Storage.overrideQuotaForOrigin), not a fake IndexedDB. The tiny run's first checkpoint (≈ 0.6 MB) does not fit:
+// the run pauses and says so (the checkpoint at step 1 could not be saved, nothing saved before it is lost), the
+// page stays usable, and after space is given back Resume saves the checkpoint and the run finishes.
+
+import { expect, test } from '@playwright/test';
+import type { RunRecord } from '../src/app/components/train/runs';
+import { openApp } from './helpers';
+
+const STEPS = 2;
+const HASH = `#/train?t.model=builtin:tiny&t.mode=rehearsal&t.diff=0&t.pool=4000&t.world=files&t.steps=${STEPS}&t.tasks=1&t.group=2&t.turns=2&t.max=8&t.mb=4&t.lr=0.01&t.seed=3&t.eval=0&t.ckpt=1`;
+
+type Hooks = { runs(): { runs: RunRecord[]; activeId: string | null }; api(): { trainCheckpoint(id: string): Promise<Uint8Array | null> } };
+
+test('a full browser storage (CDP quota override) pauses the run with a clear message; Resume saves once there is room', async ({ page }) => {
+  await openApp(page, '?backend=wasm', HASH);
+  const origin = new URL(page.url()).origin;
+  const cdp = await page.context().newCDPSession(page);
+  // (navigator.storage.estimate() reports a fixed figure in this Chromium; the quota manager's own view is read here.)
+  const before = await cdp.send('Storage.getUsageAndQuota', { origin });
+  // Room for the run's stored request (a few kB), not for a checkpoint (its random weights do not compress).
+  const quota = before.usage + 64 * 1024;
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: quota });
+  expect(await cdp.send('Storage.getUsageAndQuota', { origin })).toMatchObject({ quota, overrideActive: true });
+
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(page.getByTestId('train-log')).toContainText("paused: the browser's storage is full, so the checkpoint at step 1 could not be saved", { timeout: 150_000 });
+  await expect(page.getByTestId('train-state')).toContainText('paused');
+  await expect(page.getByTestId('train-error-top')).toContainText('Free space');
+  const run = await page.evaluate(() => { const s = (window as unknown as { __envaceTrain: Hooks }).__envaceTrain.runs(); return s.runs.find((r) => r.runId === s.activeId)!; });
+  expect(run.checkpointStep).toBe(0);
+  expect(await page.evaluate((id) => (window as unknown as { __envaceTrain: Hooks }).__envaceTrain.api().trainCheckpoint(id).then((b) => b?.byteLength ?? null), run.runId)).toBeNull();
+
+  // Space again (the override lifted): Resume stores the held checkpoint first, then the run finishes.
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+  expect((await cdp.send('Storage.getUsageAndQuota', { origin })).overrideActive).toBe(false);
+  await page.getByRole('button', { name: 'Resume', exact: true }).click();
+  await expect(page.getByTestId('train-state')).toHaveText('done', { timeout: 150_000 });
+  const done = await page.evaluate(() => { const s = (window as unknown as { __envaceTrain: Hooks }).__envaceTrain.runs(); return s.runs.find((r) => r.runId === s.activeId)!; });
+  expect(done.checkpointStep).toBe(STEPS);
+  expect(await page.evaluate((id) => (window as unknown as { __envaceTrain: Hooks }).__envaceTrain.api().trainCheckpoint(id).then((b) => b?.byteLength ?? 0), done.runId)).toBeGreaterThan(128 * 1024);
+});
