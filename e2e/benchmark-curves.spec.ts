@@ -1,7 +1,7 @@
 // Benchmarks page curves (src/app/components/bench/): the shipped results are drawn within 3 s of load with no
 // evaluation started; each chart's selection lives in the URL and survives a reload; CSV export holds exactly
 // the values of the committed JSON (recomputed here from docs/results/ independently of the page's code); the
-// paper panel says plainly it is a different scale; suites not wired into evaluation say so; a small
+// paper panel says plainly it is a different scale; the paper suites say where they are evaluated; a small
 // evaluation run on the page adds a point marked "your run".
 
 import fs from 'node:fs';
@@ -122,9 +122,11 @@ test('shipped curves are drawn within 3 s with no compute, and CSV export matche
     expect(row.slice(2, 4)).toEqual(['shipped', 'success']);
     expect(row.slice(4).map(Number)).toEqual([j.success.mean, j.success.ci95[0], j.success.ci95[1]]);
   }
-  await expect(page.getByTestId('suites-not-evaluated')).toContainText('BFCL-v4 multi-turn base');
-  await expect(page.getByTestId('suites-not-evaluated')).toContainText('τ²-bench retail');
-  await expect(page.getByTestId('suites-not-evaluated').locator('tbody tr')).toHaveCount(2);
+  // The paper's suites say where they are evaluated (issue 22), never "not yet evaluated".
+  await expect(page.getByTestId('suites-status')).toContainText('npm run eval -- --suite bfcl');
+  await expect(page.getByTestId('suites-status')).toContainText('npm run eval -- --suite tau2');
+  await expect(page.getByTestId('suites-status').locator('tbody tr')).toHaveCount(2);
+  await expect(page.getByTestId('bench-curves')).not.toContainText('not yet evaluated');
 
   // The paper panel says it is a different scale; its CSV is the typed-in table.
   await expect(page.getByTestId('paper-scale')).toContainText('Different scale');

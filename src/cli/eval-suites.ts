@@ -10,7 +10,7 @@ import { compactFormat, formatForTokenizerConfig, type ChatFormat } from '../age
 import { profileFromConfig } from '../agent/profile';
 import type { ActPromptOptions } from '../agent/prompts';
 import { protocolName } from '../bench/evaluation';
-import { modelAgent, SuiteInputError, type SuiteAgent, type SuiteProgress } from '../bench/suites/agent';
+import { GROUND_TRUTH, modelAgent, SuiteInputError, type SuiteAgent, type SuiteProgress } from '../bench/suites/agent';
 import { BFCL_MAX_STEPS, bfclReport, groundTruthAgent, runBfclSuite, type BfclSuiteData } from '../bench/suites/bfcl';
 import { runTau2Suite, TAU2_MAX_ERRORS, TAU2_MAX_STEPS, tau2GroundTruthAgent, tau2Report, type Tau2User } from '../bench/suites/tau2';
 import type { TextGenerator } from '../engine/generator';
@@ -24,7 +24,7 @@ import { loadTau2Domain } from '../envs/tau2/fs';
 import { hashSeed } from '../agent/rollout-config';
 import { progress } from './util';
 
-export const GROUND_TRUTH = 'ground-truth';
+export { GROUND_TRUTH };
 
 /** The options of eval that only the suites read (merged into EVAL_CLI in eval.ts). */
 export const SUITE_OPTIONS = {

@@ -23,9 +23,9 @@ let current: BenchStatus = { state: 'idle', progress: null };
 let running: Promise<unknown> | null = null;
 
 /** The evaluated model: generator for Act (and Rehearse), its rollout settings, its shape for chunk sizing. */
-interface Policy { sampler: TextGenerator; settings: Omit<RolloutConfig, 'mode' | 'policy'>; shape: ModelShape }
+export interface Policy { sampler: TextGenerator; settings: Omit<RolloutConfig, 'mode' | 'policy'>; shape: ModelShape }
 
-async function policyFor(rt: WebRuntime, url: string): Promise<Policy> {
+export async function policyFor(rt: WebRuntime, url: string): Promise<Policy> {
   if (model?.url !== url) {
     const old = model;
     model = null;
@@ -42,7 +42,7 @@ async function policyFor(rt: WebRuntime, url: string): Promise<Policy> {
  * template and prompting; with HF_REHEARSE_ONLY, Act replays each task's reference turns and the model plays
  * Rehearse (modes rehearsal and simulator).
  */
-async function hfPolicy(url: string, tasks: readonly Task[]): Promise<Policy> {
+export async function hfPolicy(url: string, tasks: readonly Task[]): Promise<Policy> {
   const hf = (await import('./hf-service')).roles(url, tasks);
   const c = hf.config as Partial<ModelShape>;
   const missing = (['num_hidden_layers', 'num_attention_heads', 'hidden_size', 'vocab_size', 'max_position_embeddings'] as const).filter((k) => typeof c[k] !== 'number');

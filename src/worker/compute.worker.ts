@@ -8,6 +8,8 @@ import { buildSmokeGraph, smokeInput, SMOKE_SHAPE } from './smoke';
 import * as engine from './engine-bridge';
 import * as train from './train-service';
 import * as benchService from './bench-service';
+import * as suiteService from './suite-service';
+import type { SuiteListener, SuiteRunRequest } from './suite-protocol';
 import * as ttsService from './tts-service';
 import type { BenchEvalRequest, BenchListener, RehearseFirstRequest } from './protocol';
 import { f32 } from '../engine/runtime';
@@ -126,6 +128,9 @@ const api = {
   benchRun: (req: BenchEvalRequest, onProgress?: BenchListener) => benchService.run(need(), req, onProgress),
   benchCancel: () => benchService.cancel(),
   benchStatus: () => benchService.status(),
+  // The paper's suites (BFCL-v4 multi-turn, τ²-bench; src/bench/suites) on files the page read: progress, cancel.
+  suiteRun: (req: SuiteRunRequest, onProgress?: SuiteListener) => suiteService.run(need(), req, onProgress),
+  suiteCancel: () => suiteService.cancel(),
 };
 
 export type ComputeApi = typeof api;

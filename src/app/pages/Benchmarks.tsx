@@ -12,6 +12,7 @@ import { EVAL_CANCELLED, type BenchEvalRequest, type BenchEvalResult, type Bench
 import { BarMetric, COLORS } from '../components/charts';
 import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel, plural } from '../components/ui';
 import { CurvesSection } from '../components/bench/Curves';
+import { SuitesPanel } from '../components/bench/Suites';
 import { useModelIndex } from '../modelIndex';
 import { hfModelEntries, useHfModel } from '../components/models/hfStore';
 import { useApp } from '../store';
@@ -241,6 +242,7 @@ export function BenchmarksPage() {
           </div>
         )}
       </Panel>
+      <SuitesPanel />
       <CurvesSection yourRun={res} yourRunStale={stale} />
     </div>
   );

@@ -16,6 +16,9 @@ import { parseJsonToolCall, type ParsedCall } from '../../envs/bfcl/parser';
 import { parsePyJson, pyJsonDumps } from '../../envs/python';
 import type { Message, ToolError, ToolSchema } from '../../envs/types';
 
+/** The model name that selects a suite's ground-truth replay policy (CLI and page). */
+export const GROUND_TRUTH = 'ground-truth';
+
 export interface AgentRequest {
   /** System text (the suite's instructions; a τ² domain's policy). */
   system: string;
@@ -146,6 +149,9 @@ export async function checkpoint(signal: AbortSignal | undefined, yieldToEventLo
   if (yieldToEventLoop) await macrotask();
   if (signal?.aborted) throw new SuiteCancelled();
 }
+
+/** Episodes a suite keeps in flight at once by default (its sampler batch). */
+export const SUITE_BATCH = 16;
 
 export interface SuiteProgress {
   /** Episodes (entry or task × sample) finished, of total. */

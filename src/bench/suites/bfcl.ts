@@ -27,7 +27,7 @@ import { formatPythonCall, parsePythonCall } from '../../envs/bfcl/parser';
 import type { BfclPossibleAnswer, BfclQuestion } from '../../envs/bfcl/text';
 import type { Message } from '../../envs/types';
 import { bootstrap, type Estimate } from '../stats';
-import { checkpoint, decodeAct, SuiteInputError, toolCallBlock, type AgentRequest, type SuiteAgent, type SuiteProgress } from './agent';
+import { checkpoint, decodeAct, SUITE_BATCH, SuiteInputError, toolCallBlock, type AgentRequest, type SuiteAgent, type SuiteProgress } from './agent';
 
 /** BFCL's DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC (the user turn of a miss_func holdout turn). */
 export const ADDITIONAL_FUNCTION_PROMPT = 'I have updated some more functions you can choose from. What about now?';
@@ -56,6 +56,11 @@ export interface BfclSuiteOptions {
   limit?: number;
   /** Entries whose backends cannot be built (long_context not ported) are left out instead of refused. */
   skipUnsupported?: boolean;
+  /**
+   * Episodes in flight at once (a sliding window: a finished one makes room for the next). Bounds the sampler's
+   * batch and its memory; results do not depend on it (every request's seed is its own). Default 16.
+   */
+  batch?: number;
   signal?: AbortSignal;
   yieldToEventLoop?: boolean;
   onProgress?: (p: SuiteProgress) => void;
@@ -184,8 +189,9 @@ export async function runBfclSuite(data: BfclSuiteData, agent: SuiteAgent, o: Bf
     o.onProgress?.({ done, total, generations, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (total - done) : null });
   };
   report();
+  const window = Math.max(1, Math.floor(o.batch ?? SUITE_BATCH));
   for (;;) {
-    const live = episodes.filter((e) => !e.done);
+    const live = episodes.filter((e) => !e.done).slice(0, window);
     if (live.length === 0) break;
     await checkpoint(o.signal, o.yieldToEventLoop ?? true);
     const reqs: AgentRequest[] = live.map((ep) => ({

@@ -26,7 +26,7 @@ import type { Tau2Environment, Tau2Message, Tau2Store, Tau2ToolCall } from '../.
 import { isStopMessage, renderUserScenario, ScriptedUser, STOP } from '../../envs/tau2/user';
 import type { Message } from '../../envs/types';
 import { bootstrap, type Estimate } from '../stats';
-import { checkpoint, decodeAct, generateFitted, SuiteInputError, toolCallBlock, type AgentRequest, type Sampling, type SuiteAgent, type SuiteProgress } from './agent';
+import { checkpoint, decodeAct, generateFitted, SUITE_BATCH, SuiteInputError, toolCallBlock, type AgentRequest, type Sampling, type SuiteAgent, type SuiteProgress } from './agent';
 
 /** τ²'s DEFAULT_FIRST_AGENT_MESSAGE. */
 export const FIRST_AGENT_MESSAGE = 'Hi! How can I help you today?';
@@ -70,6 +70,11 @@ export interface Tau2SuiteOptions {
   limit?: number;
   maxSteps?: number;
   maxErrors?: number;
+  /**
+   * Episodes in flight at once (a sliding window: a finished one makes room for the next). Bounds the sampler's
+   * batch and its memory; results do not depend on it (every request's seed is its own). Default 16.
+   */
+  batch?: number;
   signal?: AbortSignal;
   yieldToEventLoop?: boolean;
   onProgress?: (p: SuiteProgress) => void;
@@ -243,8 +248,9 @@ export async function runTau2Suite(domain: Tau2Domain, agent: SuiteAgent, user: 
     o.onProgress?.({ done, total: episodes.length, generations: gens.agent + gens.user, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (episodes.length - done) : null });
   };
   report();
+  const window = Math.max(1, Math.floor(o.batch ?? SUITE_BATCH));
   for (;;) {
-    const live = episodes.filter((e) => !e.done);
+    const live = episodes.filter((e) => !e.done).slice(0, window);
     if (live.length === 0) break;
     await checkpoint(o.signal, o.yieldToEventLoop ?? true);
     const agents = live.filter((e) => e.next === 'agent');

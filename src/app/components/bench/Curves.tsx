@@ -112,9 +112,10 @@ export function BudgetSweep() {
 
 // ---- evaluation suites, with the user's own run ---------------------------------------------------------------
 
-const NOT_EVALUATED = [
-  { suite: 'BFCL-v4 multi-turn base', why: 'the environment exists (src/envs/bfcl) but the evaluation protocol (src/bench/evaluation.ts, npm run eval) runs built-in worlds only; no result yet' },
-  { suite: 'τ²-bench retail', why: 'the environment exists (src/envs/tau2) but it is not wired into the evaluation protocol; no result yet' },
+// The paper's suites run in the panel above (components/bench/Suites.tsx) and with `npm run eval -- --suite`.
+const PAPER_SUITES = [
+  { suite: 'BFCL-v4 multi-turn (any category file)', how: 'Paper suites panel above (pick the files), or npm run eval -- --suite bfcl --questions FILE --answers FILE --model DIR|HF|ground-truth' },
+  { suite: 'τ²-bench (retail, mock)', how: 'Paper suites panel above (pick the domain files), or npm run eval -- --suite tau2 --domain DIR --model … --user scripted|--user-model …' },
 ];
 
 export function EvalSuites(props: { yourRun: BenchEvalResult | null; yourRunStale: boolean }) {
@@ -161,9 +162,9 @@ export function EvalSuites(props: { yourRun: BenchEvalResult | null; yourRunStal
         </ResponsiveContainer>
       </div>
       {!props.yourRun && <div className="muted bench-note" data-testid="your-run-hint">Run an evaluation above and it is added here as "your run".</div>}
-      <table className="rows" data-testid="suites-not-evaluated">
-        <thead><tr><th>suite</th><th>status</th></tr></thead>
-        <tbody>{NOT_EVALUATED.map((n) => <tr key={n.suite}><td>{n.suite}</td><td><strong>not yet evaluated</strong>: {n.why}</td></tr>)}</tbody>
+      <table className="rows" data-testid="suites-status">
+        <thead><tr><th>paper suite</th><th>evaluated by</th></tr></thead>
+        <tbody>{PAPER_SUITES.map((n) => <tr key={n.suite}><td>{n.suite}</td><td>{n.how}</td></tr>)}</tbody>
       </table>
     </div>
   );
