@@ -9,9 +9,10 @@ import { defineConfig } from '@playwright/test';
 const port = Number(process.env.E2E_PORT ?? 4173);
 const own = process.env.E2E_PORT ? `-${port}` : '';
 const outDir = own ? `tmp/dist${own}` : 'dist';
-const LONG_SPECS = ['soak.spec.ts', 'train-learns.spec.ts', 'train-speed.spec.ts'];
+const LONG_SPECS = ['soak.spec.ts', 'train-learns.spec.ts', 'train-speed.spec.ts', 'tti.spec.ts'];
 // ENVACE_BENCH_BROWSER=1 (`npm run bench:browser`): the browser training-speed benchmark only.
-const only = process.env.ENVACE_SOAK ? 'soak.spec.ts' : process.env.ENVACE_LEARNS ? 'train-learns.spec.ts' : process.env.ENVACE_BENCH_BROWSER ? 'train-speed.spec.ts' : null;
+// ENVACE_BENCH_TTI=1 (`npm run bench:tti`): the Rollout page's time to interactive only (issue 24).
+const only = process.env.ENVACE_SOAK ? 'soak.spec.ts' : process.env.ENVACE_LEARNS ? 'train-learns.spec.ts' : process.env.ENVACE_BENCH_BROWSER ? 'train-speed.spec.ts' : process.env.ENVACE_BENCH_TTI ? 'tti.spec.ts' : null;
 // E2E_PREBUILT=1: serve the build already in the run's folder (made with `ENVACE_E2E=1 npx vite build --outDir <it>`)
 // instead of building inside the web server's timeout, which a heavily loaded machine can exceed.
 const build = process.env.E2E_PREBUILT ? '' : `npx vite build --outDir ${outDir} --emptyOutDir && `;

@@ -43,9 +43,9 @@ test('?backend=wasm: status bar, smoke graph vs Node, URL state round trip', asy
   await expect(page.getByRole('tab', { name: 'Train' })).toHaveAttribute('aria-selected', 'true');
   await expect(page.locator('#f-t\\.steps')).toHaveValue('9');
 
-  // Without a model chosen the Rollout page falls back to the best shipped model, so it works offline as opened.
+  // Without a model chosen the Rollout page falls back to the world's starter policy, so it works offline as opened.
   await page.getByRole('tab', { name: 'Rollout' }).click();
-  await expect(page.locator('#f-m\\.model')).toHaveValue('envace-small');
+  await expect(page.locator('#f-m\\.model')).toHaveValue('files-starter');
   await expect(page.getByRole('button', { name: 'Run', exact: true })).toBeEnabled();
   await page.screenshot({ path: shot('app-wasm-rollout-shell'), fullPage: true });
 });

@@ -35,7 +35,7 @@ function expectedCurve(s: Summary, metric: string): Map<string, number> {
   return new Map([...acc].map(([k, xs]) => [k, xs.reduce((a, b) => a + b, 0) / xs.length]));
 }
 
-test('shipped curves are drawn within 3 s with no compute, and CSV export matches the committed JSON', async ({ page }) => {
+test('shipped curves are drawn with no compute (time printed), and CSV export matches the committed JSON', async ({ page }) => {
   await page.goto('/?backend=wasm#/benchmarks', { waitUntil: 'commit' });
   const training = page.getByTestId('curve-training');
   // Polled in the page every animation frame, so the time is when the plot first existed, not when the test
@@ -48,8 +48,8 @@ test('shipped curves are drawn within 3 s with no compute, and CSV export matche
     while (!nav() || nav().loadEventEnd === 0) await new Promise((r) => setTimeout(r, 50));
     return nav().loadEventEnd;
   });
+  // A speed figure: printed, never asserted (issue 24: a fresh-clone npm test on a shared box measured 3.04 s and failed).
   console.log(`curves drawn ${Math.round(drawnAt)} ms after navigation start, ${Math.round(drawnAt - loadEnd)} ms after the load event`);
-  expect(drawnAt - loadEnd).toBeLessThan(3_000);
   await expect(training.locator(PLOT)).toBeVisible();
   await expect(page.getByTestId('curve-rehearsal').locator(PLOT)).toBeVisible();
   await expect(page.getByTestId('curve-evals').locator(PLOT)).toBeVisible();
@@ -60,15 +60,17 @@ test('shipped curves are drawn within 3 s with no compute, and CSV export matche
   expect(await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => /docs\/results/.test(e.name)).map((e) => e.name))).toEqual([]);
 
   // Lines and bands: each series draws a curve (Line) and a band (Area).
-  // The chart opens on the committed ablation summary with the most trained runs (ties: first in path order).
+  // The chart opens on a starter's ablation summary (issue 24), the one with the most trained runs (ties: first in
+  // path order).
   const trained = (j: Summary) => j.runs.filter((r) => r.variant !== 'base').length;
+  const starter = (j: Summary & { protocol?: { model?: string } }) => (/(^|\/)(files|retail)-starter\/?$/.test(j.protocol?.model ?? '') ? 1 : 0);
   const shownFile = (fs.readdirSync('docs/results', { recursive: true }) as string[]).filter((f) => /summary\.json$/.test(f)).sort()
     .filter((f) => {
       const j = JSON.parse(fs.readFileSync(`docs/results/${f}`, 'utf8')) as Summary & { format?: string };
       return typeof j.format === 'string' && j.format.startsWith('envace-ablation-summary/') && trained(j) > 0;
     })
-    .map((f) => ({ f, n: trained(JSON.parse(fs.readFileSync(`docs/results/${f}`, 'utf8')) as Summary) }))
-    .reduce((best, x) => (x.n > best.n ? x : best)).f;
+    .map((f) => { const j = JSON.parse(fs.readFileSync(`docs/results/${f}`, 'utf8')) as Summary; return { f, s: starter(j), n: trained(j) }; })
+    .reduce((best, x) => (x.s > best.s || (x.s === best.s && x.n > best.n) ? x : best)).f;
   const summary = JSON.parse(fs.readFileSync(`docs/results/${shownFile}`, 'utf8')) as Summary;
   const drawnSeries = (JSON.parse((await training.getAttribute('data-series'))!) as unknown[]).length;
   // One series per trained variant (base has no training curve).
@@ -94,7 +96,8 @@ test('shipped curves are drawn within 3 s with no compute, and CSV export matche
 
   // Rehearsal sweep CSV = the tts JSON's configs (N = 0 starts every line).
   await page.locator('#f-bt\\.mem').selectOption('both');
-  const tts = JSON.parse(fs.readFileSync('docs/results/tts-envace-small-files.json', 'utf8')) as { configs: { strategy: string; n: number; memory: string; success: { mean: number; ci95: [number, number] } }[] };
+  // The sweep opens on the files starter's (issue 24: the competent policy first).
+  const tts = JSON.parse(fs.readFileSync('docs/results/tts-files-starter-files.json', 'utf8')) as { configs: { strategy: string; n: number; memory: string; success: { mean: number; ci95: [number, number] } }[] };
   const sweep = await csvOf(page, 'curve-rehearsal-csv');
   expect(sweep[0]).toEqual(['n', 'series', 'mean', 'ci_lo', 'ci_hi']);
   const none = tts.configs.find((c) => c.n === 0)!;

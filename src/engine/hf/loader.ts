@@ -145,7 +145,7 @@ function explainLoadError(e: unknown, where: string, dtype: HfDtype): HfModelErr
   // A URL or hub id with no model behind it: transformers.js reads the missing (or HTML) tokenizer_config.json as
   // undefined and fails on a property of it. Said in the page's words, not as the raw TypeError.
   if (e instanceof TypeError || /Cannot read propert(y|ies) of (undefined|null)|Unexpected token '?<|is not valid JSON/i.test(msg)) {
-    return new HfModelError('MISSING_FILE', `${where}: no model was found there (its tokenizer_config.json, tokenizer.json or config.json could not be read). Check that the URL or hub id names a model folder that holds config.json, tokenizer.json, tokenizer_config.json and onnx/${onnxFileFor(dtype)}`, file ?? 'tokenizer_config.json');
+    return new HfModelError('MISSING_FILE', `${where}: no model was found there (its tokenizer_config.json, tokenizer.json or config.json could not be read). Check that the URL or hub id names a model folder that holds config.json, tokenizer.json, tokenizer_config.json and ${onnxFileFor(dtype)}`, file ?? 'tokenizer_config.json');
   }
   if (/Unsupported model type|Unknown model class|not supported/i.test(msg)) {
     return new HfModelError('BAD_LAYOUT', `${where}: transformers.js cannot load this architecture (${msg})`, 'config.json');

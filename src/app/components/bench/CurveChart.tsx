@@ -3,14 +3,17 @@
 // serialised and painted onto a canvas: no screenshot library, and the page's CSP allows blob: images).
 
 import { useRef, type ReactNode } from 'react';
-import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { tickLabel } from '../charts';
+import { ChartLegend, DASHES, MARKERS, markerDot } from '../legend';
+
+export { ChartLegend };
 import type { Row, SeriesSpec } from './results';
 import { csvLine } from '../../../shared/csv';
 
 export const PALETTE = ['#4dd0e1', '#ff8a65', '#7bd88f', '#c792ea', '#ffd166', '#5cc8ff', '#f78fb3', '#b0bec5'];
 
-const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
+const axis = { stroke: '#8a96aa', fontSize: 11, tickLine: false } as const;
 const tooltip = { contentStyle: { background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }, labelStyle: { color: '#9aa6b8' } };
 
 /** One CSV line per drawn point: the x value, the series, its mean and its band. */
@@ -43,11 +46,7 @@ export function download(name: string, data: BlobPart, type: string): void {
 export async function svgToPng(root: HTMLElement): Promise<Blob> {
   const svg = root.querySelector('.recharts-wrapper > svg.recharts-surface') as SVGSVGElement | null;
   if (!svg) throw new Error('no chart drawn');
-  const legend = [...root.querySelectorAll('.recharts-legend-item')].map((li) => {
-    const icon = li.querySelector('path, rect, circle');
-    const fill = icon?.getAttribute('fill');
-    return { text: li.textContent ?? '', color: (fill && fill !== 'none' ? fill : icon?.getAttribute('stroke')) ?? '#9aa6b8' };
-  });
+  const legend = [...root.querySelectorAll('.chart-legend-item')].map((li) => ({ text: li.textContent ?? '', color: li.getAttribute('data-color') || '#9aa6b8' }));
   const { width, height: plotHeight } = svg.getBoundingClientRect();
   const height = plotHeight + (legend.length ? 16 * legend.length + 4 : 0);
   const clone = svg.cloneNode(true) as SVGSVGElement;
@@ -111,17 +110,22 @@ export function CurveChart(p: CurveChartProps) {
                 label={{ value: p.xLabel, position: 'insideBottom', offset: -8, fill: '#6b7689', fontSize: 10 }} />
               <YAxis {...axis} width={48} domain={p.yDomain ?? [0, 'auto']} tickFormatter={tickLabel} />
               <Tooltip {...tooltip} formatter={(v: unknown) => (Array.isArray(v) ? `[${v.map((x) => tickLabel(Number(x))).join(', ')}]` : tickLabel(Number(v)))} />
-              <Legend wrapperStyle={{ fontSize: 10 }} verticalAlign="top" />
+              {/* Bands faint, each edged in its series' colour and dash, so overlapping bands stay two bands and never hide a line. */}
               {p.series.map((s, i) => (
-                <Area key={`${s.key}_band`} dataKey={`${s.key}_band`} name={`${s.label} 95%`} legendType="none" stroke="none"
-                  fill={PALETTE[i % PALETTE.length]} fillOpacity={0.18} isAnimationActive={false} connectNulls />
+                <Area key={`${s.key}_band`} dataKey={`${s.key}_band`} name={`${s.label} 95%`} legendType="none"
+                  stroke={PALETTE[i % PALETTE.length]} strokeOpacity={0.45} strokeWidth={0.8} strokeDasharray={DASHES[i % DASHES.length] ?? '3 3'}
+                  fill={PALETTE[i % PALETTE.length]} fillOpacity={0.08} isAnimationActive={false} connectNulls />
               ))}
               {p.series.map((s, i) => (
-                <Line key={s.key} dataKey={s.key} name={s.label} stroke={PALETTE[i % PALETTE.length]} strokeWidth={1.6}
-                  dot={{ r: 2.5 }} isAnimationActive={false} connectNulls />
+                <Line key={s.key} dataKey={s.key} name={s.label} stroke={PALETTE[i % PALETTE.length]} strokeWidth={1.8}
+                  strokeDasharray={DASHES[i % DASHES.length]} dot={markerDot(i, PALETTE[i % PALETTE.length]!)} isAnimationActive={false} connectNulls />
               ))}
             </ComposedChart>
           </ResponsiveContainer>
+          <ChartLegend testId={`${p.testId}-legend`} entries={[
+            ...p.series.map((s, i) => ({ label: s.label, color: PALETTE[i % PALETTE.length]!, dash: DASHES[i % DASHES.length], marker: MARKERS[i % MARKERS.length] })),
+            ...(p.series.length ? [{ label: 'band: 95% interval', color: '#6b7689', kind: 'bar' as const }] : []),
+          ]} />
         </div>
       )}
       {p.note && <div className="muted bench-note">{p.note}</div>}

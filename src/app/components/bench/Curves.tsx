@@ -3,17 +3,40 @@
 // bp.*) and exports exactly what it draws (CSV) and how (PNG).
 
 import { useEffect, useRef, useState } from 'react';
-import { Bar, BarChart, CartesianGrid, ComposedChart, ErrorBar, Legend, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, ComposedChart, ErrorBar, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
 import type { BenchEvalResult } from '../../../worker/protocol';
 import { MAIN_RESULTS, PAPER_SOURCE, REHEARSAL_N2, REHEARSAL_SWEEP_BFCL, TAU2_ABLATION, TAU2_TRAINING } from '../../paperNumbers';
 import { useApp } from '../../store';
 import { tickLabel } from '../charts';
 import { Empty, Field, Panel } from '../ui';
-import { CurveChart, ExportButtons, PALETTE } from './CurveChart';
+import { ChartLegend, CurveChart, ExportButtons, PALETTE } from './CurveChart';
 import { csvLine } from '../../../shared/csv';
 import { ABLATIONS, ablationCurves, isStarter, BUDGETS, budgetRows, CURVE_METRICS, EVALS, evalSuiteRows, modelName, TTS, ttsSweep, type CurveMetric, type EvalMetric, type Row, type TtsMetric } from './results';
 
-const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
+const axis = { stroke: '#8a96aa', fontSize: 11, tickLine: false } as const;
+
+/**
+ * A category tick whose label wraps onto up to three lines of ≤ 16 characters (issue 24: one-line labels such as
+ * "tiny files greedy ×1000" crowded into each other); the full label is the tick's hover text.
+ */
+function WrappedTick(props: { x?: number; y?: number; payload?: { value?: unknown } }) {
+  const text = String(props.payload?.value ?? '');
+  const lines: string[] = [];
+  for (const w of text.split(/\s+/)) {
+    const last = lines[lines.length - 1];
+    if (last !== undefined && (last + ' ' + w).length <= 16) lines[lines.length - 1] = `${last} ${w}`;
+    else lines.push(w);
+  }
+  const shown = lines.length > 3 ? [...lines.slice(0, 2), `${lines.slice(2).join(' ').slice(0, 14)}…`] : lines;
+  return (
+    <g transform={`translate(${props.x ?? 0},${props.y ?? 0})`}>
+      <title>{text}</title>
+      <text textAnchor="middle" fill="#8a96aa" fontSize={10}>
+        {shown.map((l, i) => <tspan key={i} x={0} dy={i === 0 ? 12 : 12}>{l}</tspan>)}
+      </text>
+    </g>
+  );
+}
 const tooltip = { contentStyle: { background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }, labelStyle: { color: '#9aa6b8' } };
 
 export function TrainingCurves() {
@@ -33,7 +56,7 @@ export function TrainingCurves() {
       title={`training curves: ${spec.label} against step`} x="step" xLabel="training step" rows={rows} series={series}
       yDomain={metric === 'reward' ? undefined : [0, 1]}
       controls={<div className="fields">
-        <Field k="bc.file" label="ablation summary" options={ABLATIONS.map((a) => ({ value: a.file === ABLATIONS[0]!.file ? '' : a.file, label: a.file }))} />
+        <Field k="bc.file" label="ablation summary" wide options={ABLATIONS.map((a) => ({ value: a.file === ABLATIONS[0]!.file ? '' : a.file, label: a.file }))} />
         <Field k="bc.metric" label="metric" />
         <Field k="bc.variant" label="variant" options={[{ value: 'all' }, ...variants.map((v) => ({ value: v }))]} />
       </div>}
@@ -60,7 +83,7 @@ export function RehearsalSweep() {
     <CurveChart testId="curve-rehearsal" name={`rehearsal-${chosen.file.replace(/\.json$/, '')}-${s['bt.metric']}-${s['bt.mem']}`}
       title={`private rehearsal: ${s['bt.metric']} against N (attempts per user turn)`} x="n" xLabel="N (imagined attempts)" rows={rows} series={series} yDomain={[0, 'auto' as unknown as number]}
       controls={<div className="fields">
-        <Field k="bt.file" label="sweep" options={TTS.map((x) => ({ value: x === fallback ? '' : x.file, label: `${x.file} (memory ≤ ${x.data.memoryTokens} tokens)` }))} />
+        <Field k="bt.file" label="sweep" wide options={TTS.map((x) => ({ value: x === fallback ? '' : x.file, label: `${x.file} (memory ≤ ${x.data.memoryTokens} tokens)` }))} />
         <Field k="bt.metric" label="metric" />
         <Field k="bt.mem" label="memory" title="full: attempts + self-evaluations condensed; best-calls: the best attempt's calls alone (src/tts/README.md)" />
       </div>}
@@ -99,7 +122,7 @@ export function BudgetSweep() {
       x={x} xLabel={x === 'p' ? 'p (share of training tool calls executed for real)' : 'real tool calls in training (mean over seeds)'}
       rows={rows} series={series} yDomain={[0, 1]}
       controls={<div className="fields">
-        <Field k="bb.file" label="sweep" options={BUDGETS.map((x2) => ({ value: x2 === BUDGETS[0] ? '' : x2.file, label: x2.file }))} />
+        <Field k="bb.file" label="sweep" wide options={BUDGETS.map((x2) => ({ value: x2 === BUDGETS[0] ? '' : x2.file, label: x2.file }))} />
         <Field k="bb.metric" label="metric" />
         <Field k="bb.x" label="x axis" />
       </div>}
@@ -146,10 +169,9 @@ export function EvalSuites(props: { yourRun: BenchEvalResult | null; yourRunStal
         <ResponsiveContainer width="100%" height={250} initialDimension={{ width: 420, height: 250 }}>
           <ComposedChart data={rows} margin={{ top: 6, right: 12, bottom: 4, left: 40 }}>
             <CartesianGrid stroke="#1f2733" />
-            <XAxis dataKey="label" type="category" {...axis} interval={0} angle={-25} textAnchor="end" height={70} />
+            <XAxis dataKey="label" type="category" {...axis} interval={0} tick={<WrappedTick />} height={46} />
             <YAxis {...axis} width={48} domain={[0, 'auto']} tickFormatter={tickLabel} />
             <Tooltip {...tooltip} formatter={(v: unknown) => (Array.isArray(v) ? '' : tickLabel(Number(v)))} />
-            <Legend wrapperStyle={{ fontSize: 10 }} verticalAlign="top" />
             {/* Each group its own data, so a group draws a symbol only where it has a value. */}
             <Scatter data={rows.filter((r) => r.shipped !== undefined)} dataKey="shipped" name="shipped results (docs/results/eval)" fill={PALETTE[0]} isAnimationActive={false}>
               <ErrorBar dataKey="shipped_err" direction="y" width={6} stroke={PALETTE[0]} />
@@ -160,6 +182,10 @@ export function EvalSuites(props: { yourRun: BenchEvalResult | null; yourRunStal
             </Scatter>)}
           </ComposedChart>
         </ResponsiveContainer>
+        <ChartLegend testId="curve-evals-legend" entries={[
+          { label: 'shipped results (docs/results/eval), 95% interval', color: PALETTE[0]!, marker: 'circle', kind: 'point' },
+          ...(props.yourRun ? [{ label: 'your run', color: PALETTE[4]!, marker: 'diamond' as const, kind: 'point' as const }] : []),
+        ]} />
       </div>
       {!props.yourRun && <div className="muted bench-note" data-testid="your-run-hint">Run an evaluation above and it is added here as "your run".</div>}
       <table className="rows" data-testid="suites-status">
@@ -198,15 +224,15 @@ export function PaperReference() {
       </div>
       <div ref={ref}>
         <ResponsiveContainer width="100%" height={200} initialDimension={{ width: 420, height: 200 }}>
-          <BarChart data={rows as Record<string, unknown>[]} margin={{ top: 6, right: 12, bottom: 30, left: 0 }}>
+          <BarChart data={rows as Record<string, unknown>[]} margin={{ top: 6, right: 12, bottom: 4, left: 0 }}>
             <CartesianGrid stroke="#1f2733" />
-            <XAxis dataKey={t.x} {...axis} interval={0} angle={which === 'main' ? -20 : 0} textAnchor={which === 'main' ? 'end' : 'middle'} />
+            <XAxis dataKey={t.x} {...axis} interval={0} tick={<WrappedTick />} height={46} />
             <YAxis {...axis} width={40} tickFormatter={tickLabel} />
             <Tooltip {...tooltip} cursor={{ fill: '#1f2733' }} />
-            <Legend wrapperStyle={{ fontSize: 10 }} verticalAlign="top" />
             {t.series.map((s, i) => <Bar key={s.key} dataKey={s.key} name={s.label} fill={PALETTE[i % PALETTE.length]} isAnimationActive={false} />)}
           </BarChart>
         </ResponsiveContainer>
+        <ChartLegend testId="paper-reference-legend" entries={t.series.map((s, i) => ({ label: s.label, color: PALETTE[i % PALETTE.length]!, kind: 'bar' as const }))} />
       </div>
       <div className="muted bench-note">
         {PAPER_SOURCE}. {which === 'sweep' && 'Every setting peaks at N = 2 and drops at N = 3; the summary gives only these two values. '}

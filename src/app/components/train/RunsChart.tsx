@@ -4,11 +4,12 @@
 
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { tickLabel } from '../charts';
+import { ChartLegend } from '../legend';
 
 /** `dash` overrides the dash pattern (a third series of one run, e.g. dotted); a point's `tip` is added to its tooltip value. */
 export interface ChartLine { id: string; label: string; color: string; dashed?: boolean; dash?: string; points: { x: number; y: number | null; tip?: string }[] }
 
-const axis = { stroke: '#6b7689', fontSize: 10, tickLine: false } as const;
+const axis = { stroke: '#8a96aa', fontSize: 11, tickLine: false } as const;
 
 /** One-line definition of each Train chart's metric (hover on the title). */
 export const CHART_DEFINITIONS: Record<string, string> = {
@@ -67,6 +68,7 @@ export function RunsChart(props: { title: string; lines: ChartLine[]; markers?: 
           ))}
         </LineChart>
       </ResponsiveContainer>
+      {props.lines.length > 0 && <ChartLegend testId={`chart-${props.testId}-legend`} entries={props.lines.map((l) => ({ label: l.label, color: l.color, dash: l.dash ?? (l.dashed ? '4 3' : undefined) }))} />}
       {props.notes?.length ? <div className="muted" data-testid={`chart-${props.testId}-notes`} style={{ fontSize: 10 }}>{props.notes.map((n) => <div key={n}>{n}</div>)}</div> : null}
     </div>
   );

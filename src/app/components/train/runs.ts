@@ -168,17 +168,26 @@ export async function startRun(req: Omit<TrainRequest, 'runId'>): Promise<string
   return runId;
 }
 
-export async function resumeRun(runId: string): Promise<void> {
+/**
+ * Resume / Step say so at once (state 'loading', no longer 'interrupted') while a fresh worker starts ORT and
+ * rebuilds the run from its checkpoint; if that fails the run is interrupted again, with the error.
+ */
+async function continueRun(runId: string, f: (w: ReturnType<typeof trainWorker>) => Promise<TrainStatus>): Promise<void> {
   useRuns.setState({ activeId: runId });
-  patch(runId, (r) => ({ status: r.status && { ...r.status, state: 'loading' } }));
+  const was = useRuns.getState().runs.find((r) => r.runId === runId)?.interrupted ?? false;
+  patch(runId, (r) => ({ interrupted: false, status: r.status && { ...r.status, state: 'loading' } }));
   const w = trainWorker();
-  applyStatus(await call(async () => { await w.ready; return w.api.trainResume(runId, listener); }));
+  const st = await call(async () => { await w.ready; return f(w); });
+  if (st) applyStatus(st);
+  else patch(runId, (r) => ({ interrupted: was || r.interrupted, status: r.status && { ...r.status, state: r.status.state === 'loading' ? 'paused' : r.status.state } }));
+}
+
+export async function resumeRun(runId: string): Promise<void> {
+  await continueRun(runId, (w) => w.api.trainResume(runId, listener));
 }
 
 export async function stepRun(runId: string): Promise<void> {
-  useRuns.setState({ activeId: runId });
-  const w = trainWorker();
-  applyStatus(await call(async () => { await w.ready; return w.api.trainStep(runId, listener); }));
+  await continueRun(runId, (w) => w.api.trainStep(runId, listener));
 }
 
 export async function pauseRun(): Promise<void> { applyStatus(await call(() => trainWorker().api.trainPause())); }
