@@ -5,6 +5,7 @@ import { startWorker } from './worker';
 import { PAGES, type Page } from './urlState';
 import { StatusBar } from './components/StatusBar';
 import { PageErrorBoundary } from './components/ErrorBoundary';
+import { WorkerBanner } from './components/WorkerBanner';
 import { RolloutPage } from './pages/Rollout';
 // The other pages (and recharts, which they use) load on demand: the Rollout page's first paint waits
 // only for its own code.
@@ -42,6 +43,7 @@ export function App() {
       </nav>
       <UrlNotice />
       <main className="main">
+        <WorkerBanner />
         {/* One boundary per page, keyed by it: a page that fails to render shows why; the rest keeps working. */}
         <PageErrorBoundary key={page} page={page} title={TITLES[page]}>
           {page === 'rollout' && <RolloutPage />}

@@ -4,7 +4,7 @@
 import { create } from 'zustand';
 import type { BackendInfo, Capabilities, WorldInfo } from '../worker/protocol';
 import { parseHash, parseQuery, toHash, type Ignored, type Key, type Page, type Settings } from './urlState';
-import { api, errorText, ready } from './worker';
+import { api, errorText, onComputeWorker, ready, currentReady as readyNow } from './worker';
 
 interface AppState {
   page: Page;
@@ -61,21 +61,30 @@ window.addEventListener('popstate', () => {
 // Normalise the initial URL (drops invalid keys) without adding a history entry.
 history.replaceState(null, '', `${location.pathname}${location.search}${toHash(initial)}`);
 
-ready.then(
-  async (backend) => {
-    useApp.setState({ backend });
-    useApp.setState({ caps: await api.capabilities() });
-    useApp.setState({ worlds: await api.worlds() });
-    // Started on WASM with a fallback WebGPU adapter still to be timed: time it once the page is usable (a
-    // moment after it is interactive), off the start path; the verdict is remembered for the next start.
-    if (backend.probing) {
-      setTimeout(() => {
-        api.backendProbe().then(
-          (info) => useApp.setState({ backend: info }),
-          (e) => useApp.setState((st) => ({ backend: st.backend && { ...st.backend, probing: false, reason: `${st.backend.reason}; the background WebGPU timing failed (${errorText(e).slice(0, 120)})` } })),
-        );
-      }, BACKGROUND_PROBE_DELAY_MS);
-    }
-  },
-  (e) => useApp.setState({ backendError: errorText(e) }),
-);
+/** What the page learns from a (re)started compute worker: its backend, capabilities and worlds. */
+function whenReady(ready: Promise<BackendInfo>): void {
+  ready.then(
+    async (backend) => {
+      useApp.setState({ backend });
+      useApp.setState({ caps: await api.capabilities() });
+      useApp.setState({ worlds: await api.worlds() });
+      // Started on WASM with a fallback WebGPU adapter still to be timed: time it once the page is usable (a
+      // moment after it is interactive), off the start path; the verdict is remembered for the next start.
+      if (backend.probing) {
+        setTimeout(() => {
+          api.backendProbe().then(
+            (info) => useApp.setState({ backend: info }),
+            (e) => useApp.setState((st) => ({ backend: st.backend && { ...st.backend, probing: false, reason: `${st.backend.reason}; the background WebGPU timing failed (${errorText(e).slice(0, 120)})` } })),
+          );
+        }, BACKGROUND_PROBE_DELAY_MS);
+      }
+    },
+    (e) => useApp.setState({ backendError: errorText(e) }),
+  );
+}
+whenReady(ready);
+// A dead compute worker is shown as such (WorkerBanner); the restarted one reports its backend again.
+onComputeWorker((dead) => {
+  if (dead) useApp.setState({ backendError: dead.message });
+  else { useApp.setState({ backendError: null, backend: null }); whenReady(readyNow()); }
+});
