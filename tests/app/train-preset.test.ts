@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TRAIN_STARTER, TINY_MODEL_ID, TRAIN_DEFAULTS, watchingLine } from '../../src/app/components/train/preset';
 import { defaults } from '../../src/app/urlState';
+import { DEFAULT_TRAIN_CONFIG } from '../../src/rl/trainer';
+import { TRAINER_LOSS_AGG_DEFAULT } from '../../src/shared/trainDefaults';
 
 describe('default Train preset', () => {
   it('is what a link without t.* keys opens', () => {
@@ -14,9 +16,13 @@ describe('default Train preset', () => {
       model: d['t.model'], mode: d['t.mode'], world: d['t.world'], difficulty: d['t.diff'], taskPool: d['t.pool'], steps: d['t.steps'], tasksPerStep: d['t.tasks'],
       groupSize: d['t.group'], maxTurns: d['t.turns'], maxNewTokens: d['t.max'], temperature: d['t.temp'], lr: d['t.lr'],
       evalEvery: d['t.eval'], evalTasks: d['t.evaltasks'], evalK: d['t.evalk'], checkpointEvery: d['t.ckpt'],
-      dynamicSampling: d['t.dyn'] === 'on', maxRefills: d['t.refills'], warmupSteps: d['t.warmup'],
+      dynamicSampling: d['t.dyn'] === 'on', maxRefills: d['t.refills'], warmupSteps: d['t.warmup'], lossAggMode: d['t.agg'],
     }).toEqual({ ...TRAIN_DEFAULTS });
     expect(d['t.model']).toBe(DEFAULT_TRAIN_STARTER);
+  });
+
+  it('names the trainer\'s own loss_agg_mode default truthfully (the Train page shows both)', () => {
+    expect(TRAINER_LOSS_AGG_DEFAULT).toBe(DEFAULT_TRAIN_CONFIG.lossAggMode);
   });
 
   it('names a starter folder that ships', () => {

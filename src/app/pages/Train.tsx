@@ -260,7 +260,7 @@ export function TrainPage() {
         <div className="fields">
           <Field k="t.std" label="norm_adv_by_std_in_grpo" />
           <Field k="t.agg" label="loss_agg_mode" title={`what the run uses (sent to the worker as is); the trainer's own default, used by npm run train, is ${TRAINER_LOSS_AGG_DEFAULT}`} />
-          <div className="field wide muted" data-testid="train-agg-truth">
+          <div className="muted" style={{ gridColumn: "1 / -1" }} data-testid="train-agg-truth">
             runs with loss_agg_mode <b>{specFromSettings(s).lossAggMode}</b>{specFromSettings(s).lossAggMode === TRAINER_LOSS_AGG_DEFAULT ? ' (the trainer\'s reference default)' : ` (this page's measured default run; the trainer's reference default, used by npm run train, is ${TRAINER_LOSS_AGG_DEFAULT})`}
           </div>
           <Field k="t.clip" label="clip_ratio_low" step={0.05} />
