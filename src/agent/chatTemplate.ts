@@ -108,9 +108,23 @@ export interface JinjaFormatOptions {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * A model folder's chat template that does not parse or fails to render (a syntax error, raise_exception, a missing
+ * variable, a wrong type): the folder's fault, said as such instead of the template engine's raw error (issue 21).
+ */
+export class ChatTemplateError extends Error {
+  constructor(readonly code: 'BAD_CHAT_TEMPLATE' | 'CHAT_TEMPLATE_FAILED', message: string) {
+    super(`${code}: ${message}`);
+    this.name = 'ChatTemplateError';
+  }
+}
+
+const why = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
 /** Renders any HF Jinja chat template with @huggingface/jinja (parsed once). */
 export function jinjaFormat(template: string, opts: JinjaFormatOptions): ChatFormat {
-  const tpl = new Template(template);
+  let tpl: Template;
+  try { tpl = new Template(template); } catch (e) { throw new ChatTemplateError('BAD_CHAT_TEMPLATE', `the chat template does not parse (${why(e)})`); }
   const nativeTools = opts.nativeTools ?? /\btools\b/.test(template);
   return {
     name: opts.name ?? 'jinja',
@@ -125,7 +139,10 @@ export function jinjaFormat(template: string, opts: JinjaFormatOptions): ChatFor
         ...opts.extra,
       };
       if (nativeTools && r.tools && r.tools.length > 0) ctx.tools = toHfTools(r.tools);
-      return tpl.render(ctx);
+      let out: unknown;
+      try { out = tpl.render(ctx); } catch (e) { throw new ChatTemplateError('CHAT_TEMPLATE_FAILED', `the chat template failed to render (${why(e)})`); }
+      if (typeof out !== 'string') throw new ChatTemplateError('CHAT_TEMPLATE_FAILED', 'the chat template rendered no text');
+      return out;
     },
   };
 }

@@ -26,6 +26,7 @@ import { runSurfaceIsolated } from '../bench/fuzz/isolate';
 import { checkpointSurface } from '../bench/fuzz/checkpoint';
 import { envsCallSurface, hfSourceSurface } from '../bench/fuzz/cli-inputs';
 import { resultsSurface } from '../bench/fuzz/results';
+import { hfFolderSurface, onnxBytesSurface } from '../bench/fuzz/hf-folder';
 
 const KEYS = Object.keys(SCHEMA);
 
@@ -103,7 +104,8 @@ export const cliSurface: Surface<{ cli: number; argv: string[] }> = {
 
 export function allSurfaces(): Surface<any>[] {
   return [actSurface, rehearseSurface, traceSurface, dumpSurface, modelFolderSurface, urlSurface, trainConfigSurface, cliSurface,
-    bfclToolSurface, tau2ToolSurface, builtinToolSurface, checkpointSurface, hfSourceSurface, envsCallSurface, resultsSurface];
+    bfclToolSurface, tau2ToolSurface, builtinToolSurface, checkpointSurface, hfSourceSurface, envsCallSurface, resultsSurface,
+    onnxBytesSurface, hfFolderSurface];
 }
 
 export const FUZZ_CLI = defineCli({

@@ -9,7 +9,7 @@
 import { Tensor } from '@huggingface/transformers';
 import type { KVBuf, KVModel, StepOut } from '../sampler';
 import type { HostTensor, NativeTensor, Runtime, Session } from '../runtime';
-import { checkDecoderIo } from './source';
+import { checkDecoderIo, HfModelError } from './source';
 
 export interface KvGeometry { layers: number; kvHeads: number; headDim: number; vocab: number }
 
@@ -119,7 +119,11 @@ export function transformersKVModel(model: TransformersCausalLM, geo: KvGeometry
 // Our runtime
 
 export async function ortHfKVModel(runtime: Runtime, onnx: Uint8Array, geo: KvGeometry, file = 'onnx/model.onnx'): Promise<KVModel & { release(): Promise<void> }> {
-  const session: Session = await runtime.createSession(onnx);
+  let session: Session;
+  // A damaged or foreign graph is the folder's fault, said with its file name (issue 21: fuzzed as onnx-bytes).
+  try { session = await runtime.createSession(onnx); } catch (e) {
+    throw new HfModelError('BAD_ONNX', `${file}: ONNX Runtime cannot load this graph (${e instanceof Error ? e.message : String(e)})`, file);
+  }
   checkDecoderIo(session.inputNames, session.outputNames, file);
   const { layers: L, kvHeads: H, headDim: D, vocab: V } = geo;
   const needsPos = session.inputNames.includes('position_ids');
@@ -138,7 +142,15 @@ export async function ortHfKVModel(runtime: Runtime, onnx: Uint8Array, geo: KvGe
       feeds[`past_key_values.${l}.key`] = { type: 'float32', data: (k as Float32Array | undefined) ?? new Float32Array(0), dims: [B, H, P, D] };
       feeds[`past_key_values.${l}.value`] = { type: 'float32', data: (v as Float32Array | undefined) ?? new Float32Array(0), dims: [B, H, P, D] };
     }
-    const out = await session.run(feeds);
+    let out: Awaited<ReturnType<Session['run']>>;
+    try { out = await session.run(feeds); } catch (e) {
+      throw new HfModelError('BAD_ONNX', `${file}: the graph failed to run (${e instanceof Error ? e.message : String(e)})`, file);
+    }
+    const need = ['logits', ...Array.from({ length: L }, (_, l) => [`present.${l}.key`, `present.${l}.value`]).flat()];
+    const wrong = need.filter((n) => !(out[n]?.data instanceof Float32Array));
+    if (wrong.length) throw new HfModelError('BAD_ONNX', `${file}: the graph's outputs ${wrong.join(', ')} are missing or not float32`, file);
+    const logitsSize = out.logits.dims.length === 3 && out.logits.dims[0] === B && out.logits.dims[2] === V && (out.logits.data as Float32Array).length === B * out.logits.dims[1] * V;
+    if (!logitsSize) throw new HfModelError('BAD_ONNX', `${file}: logits have shape [${out.logits.dims.join(', ')}], expected [${B}, n, ${V}] (config.json vocab_size)`, file);
     return {
       logits: out.logits.data as Float32Array, logitsLen: out.logits.dims[1],
       keys: Array.from({ length: L }, (_, l): KVBuf => out[`present.${l}.key`].data as Float32Array),

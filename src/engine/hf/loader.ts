@@ -153,6 +153,39 @@ function explainLoadError(e: unknown, where: string, dtype: HfDtype): HfModelErr
   return new HfModelError('BAD_LAYOUT', `${where}: ${msg}`, file);
 }
 
+/**
+ * The tokenizer of a picked folder, read as loadHfModel reads it (transformers.js through the picked-folder cache),
+ * without its graph: config.json checked, tokenizer.json and tokenizer_config.json parsed, encode/decode guarded.
+ * Every failure is an HfModelError (issue 21: fuzzed as hf-folder).
+ */
+export async function loadHfTokenizer(source: Extract<HfSource, { kind: 'files' }>): Promise<{ tokenizer: HfTokenizer; config: Record<string, unknown>; tokenizerConfig: Record<string, unknown> }> {
+  const where = sourceLabel(source);
+  checkLayout((rel) => source.files.has(rel), 'fp32', where);
+  const text = async (rel: string) => { const f = source.files.get(rel)!; return f instanceof Uint8Array ? new TextDecoder().decode(f) : f.text(); };
+  const config = parseConfigJson(await text('config.json'), where);
+  kvGeometry(config);
+  const id = configureEnv(source, { cacheDir: null });
+  let tok: Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>;
+  try { tok = await AutoTokenizer.from_pretrained(id); } catch (e) { throw explainLoadError(e, where, 'fp32'); }
+  return { tokenizer: guardedTokenizer(tok, where), config, tokenizerConfig: ((tok as unknown as { config?: Record<string, unknown> }).config ?? {}) };
+}
+
+/** encode/decode of a folder's tokenizer: a tokenizer.json that breaks them is the folder's fault (BAD_TOKENIZER). */
+function guardedTokenizer(tok: Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>, where: string): HfTokenizer {
+  const fail = (what: string, e: unknown) => new HfModelError('BAD_TOKENIZER', `${where}: tokenizer.json failed to ${what} (${e instanceof Error ? e.message : String(e)})`, 'tokenizer.json');
+  return {
+    encode(text) {
+      let ids: number[];
+      try { ids = Array.from(tok.encode(text, { add_special_tokens: false }) as ArrayLike<number>, Number); } catch (e) { throw fail('encode', e); }
+      if (!ids.every((i) => Number.isSafeInteger(i) && i >= 0)) throw fail('encode', new Error('it produced ids that are not non-negative integers'));
+      return ids;
+    },
+    decode(ids) {
+      try { return tok.decode(ids, { skip_special_tokens: false }); } catch (e) { throw fail('decode', e); }
+    },
+  };
+}
+
 const idList = (x: unknown): number[] => (Array.isArray(x) ? x.filter((v): v is number => typeof v === 'number') : typeof x === 'number' ? [x] : []);
 
 export async function loadHfModel(ref: string | HfSource, opts: HfLoadOptions = {}): Promise<HfModel> {
@@ -212,10 +245,7 @@ export async function loadHfModel(ref: string | HfSource, opts: HfLoadOptions = 
     ? await ortHfKVModel(opts.runtime!, local!.read(joinPath((source as { path: string }).path, file)), geo, `${where}/${file}`)
     : transformersKVModel(lm!, geo, `${where}/${file}`);
 
-  const tokenizer: HfTokenizer = {
-    encode: (text) => Array.from(tok.encode(text, { add_special_tokens: false }) as ArrayLike<number>, Number),
-    decode: (ids) => tok.decode(ids, { skip_special_tokens: false }),
-  };
+  const tokenizer: HfTokenizer = guardedTokenizer(tok, where);
   const eos = [...new Set([...idList(generationConfig.eos_token_id), ...idList(config.eos_token_id)])];
   if (eos.length === 0) throw new HfModelError('BAD_LAYOUT', `${where}: config.json names no eos_token_id`, 'config.json');
   const pad = idList(generationConfig.pad_token_id)[0] ?? idList(config.pad_token_id)[0] ?? eos[0];

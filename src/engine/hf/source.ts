@@ -14,7 +14,7 @@ export const HF_DTYPES = ['fp32', 'fp16', 'q8', 'q4', 'q4f16'] as const;
 export type HfDtype = typeof HF_DTYPES[number];
 const SUFFIX: Record<HfDtype, string> = { fp32: '', fp16: '_fp16', q8: '_quantized', q4: '_q4', q4f16: '_q4f16' };
 
-export type HfErrorCode = 'MISSING_FILE' | 'BAD_LAYOUT' | 'UNSUPPORTED_DTYPE' | 'UNSUPPORTED_FEATURE' | 'OFFLINE' | 'NOT_A_DECODER' | 'OUT_OF_MEMORY' | 'BAD_SOURCE';
+export type HfErrorCode = 'MISSING_FILE' | 'BAD_LAYOUT' | 'UNSUPPORTED_DTYPE' | 'UNSUPPORTED_FEATURE' | 'OFFLINE' | 'NOT_A_DECODER' | 'OUT_OF_MEMORY' | 'BAD_SOURCE' | 'BAD_ONNX' | 'BAD_TOKENIZER';
 
 export class HfModelError extends Error {
   constructor(readonly code: HfErrorCode, message: string, readonly file?: string) {
