@@ -135,7 +135,7 @@ export function restartWorker(): Promise<BackendInfo> {
   died = newDied();
   ready = api.init({ backend: q.backend, threads: q.threads });
   startWorker();
-  if (typeof window !== 'undefined' && window.__envace) window.__envace.ready = ready;
+  if (typeof __ENVACE_E2E__ !== 'undefined' && __ENVACE_E2E__ && window.__envace) window.__envace.ready = ready;
   for (const h of stateHandlers) h(null);
   return ready;
 }
