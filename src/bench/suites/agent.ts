@@ -160,3 +160,9 @@ export interface SuiteProgress {
   elapsedMs: number;
   etaMs: number | null;
 }
+
+/** Progress of a suite run started at `t0` (performance.now()), with an ETA from the mean time per finished episode. */
+export function suiteProgress(t0: number, done: number, total: number, generations: number): SuiteProgress {
+  const elapsedMs = performance.now() - t0;
+  return { done, total, generations, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (total - done) : null };
+}

@@ -27,7 +27,7 @@ import { formatPythonCall, parsePythonCall } from '../../envs/bfcl/parser';
 import type { BfclPossibleAnswer, BfclQuestion } from '../../envs/bfcl/text';
 import type { Message } from '../../envs/types';
 import { bootstrap, type Estimate } from '../stats';
-import { checkpoint, decodeAct, SUITE_BATCH, SuiteInputError, toolCallBlock, type AgentRequest, type SuiteAgent, type SuiteProgress } from './agent';
+import { checkpoint, decodeAct, SUITE_BATCH, suiteProgress, SuiteInputError, toolCallBlock, type AgentRequest, type SuiteAgent, type SuiteProgress } from './agent';
 
 /** BFCL's DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC (the user turn of a miss_func holdout turn). */
 export const ADDITIONAL_FUNCTION_PROMPT = 'I have updated some more functions you can choose from. What about now?';
@@ -184,9 +184,7 @@ export async function runBfclSuite(data: BfclSuiteData, agent: SuiteAgent, o: Bf
   let generations = 0, overflows = 0;
   const total = episodes.length;
   const report = () => {
-    const done = episodes.filter((e) => e.done).length;
-    const elapsedMs = performance.now() - t0;
-    o.onProgress?.({ done, total, generations, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (total - done) : null });
+    o.onProgress?.(suiteProgress(t0, episodes.filter((e) => e.done).length, total, generations));
   };
   report();
   const window = Math.max(1, Math.floor(o.batch ?? SUITE_BATCH));

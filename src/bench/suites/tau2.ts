@@ -26,7 +26,7 @@ import type { Tau2Environment, Tau2Message, Tau2Store, Tau2ToolCall } from '../.
 import { isStopMessage, renderUserScenario, ScriptedUser, STOP } from '../../envs/tau2/user';
 import type { Message } from '../../envs/types';
 import { bootstrap, type Estimate } from '../stats';
-import { checkpoint, decodeAct, generateFitted, SUITE_BATCH, SuiteInputError, toolCallBlock, type AgentRequest, type Sampling, type SuiteAgent, type SuiteProgress } from './agent';
+import { checkpoint, decodeAct, generateFitted, SUITE_BATCH, suiteProgress, SuiteInputError, toolCallBlock, type AgentRequest, type Sampling, type SuiteAgent, type SuiteProgress } from './agent';
 
 /** τ²'s DEFAULT_FIRST_AGENT_MESSAGE. */
 export const FIRST_AGENT_MESSAGE = 'Hi! How can I help you today?';
@@ -243,9 +243,7 @@ export async function runTau2Suite(domain: Tau2Domain, agent: SuiteAgent, user: 
   const gens = { agent: 0, user: 0 };
   let overflows = 0;
   const report = () => {
-    const done = episodes.filter((e) => e.done).length;
-    const elapsedMs = performance.now() - t0;
-    o.onProgress?.({ done, total: episodes.length, generations: gens.agent + gens.user, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (episodes.length - done) : null });
+    o.onProgress?.(suiteProgress(t0, episodes.filter((e) => e.done).length, episodes.length, gens.agent + gens.user));
   };
   report();
   const window = Math.max(1, Math.floor(o.batch ?? SUITE_BATCH));
