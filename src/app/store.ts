@@ -3,7 +3,7 @@
 
 import { create } from 'zustand';
 import type { BackendInfo, Capabilities, WorldInfo } from '../worker/protocol';
-import { parseHash, parseQuery, toHash, type Ignored, type Key, type Page, type Settings } from './urlState';
+import { parseHash, parseQuery, toHash, withSetting, type Ignored, type Key, type Page, type Settings } from './urlState';
 import { api, errorText, onComputeWorker, ready, currentReady as readyNow } from './worker';
 
 interface AppState {
@@ -32,7 +32,7 @@ export const useApp = create<AppState>((set) => ({
   worlds: null,
   ignored: [...parseQuery(location.search).ignored, ...initial.ignored],
   setPage: (page) => set({ page }),
-  set: (k, v) => set((s) => ({ settings: { ...s.settings, [k]: v } })),
+  set: (k, v) => set((s) => ({ settings: withSetting(s.settings, k, v) })),
 }));
 
 // URL ⇄ store. replaceState (not pushState) for settings so dragging a slider does not flood history;

@@ -33,6 +33,7 @@ export const JUDGE_ON_CHOICES = ['transcript', 'real'] as const;
 export const SCHEMA = {
   // Rollout: the defaults are the shipped demo trace's request (demoRequest.ts), so Run recomputes it.
   'r.world': str(DEMO_REQUEST.world),
+  // The demo's task in the demo's world; in any other world '' (its first test task): see defaultTask.
   'r.task': str(DEMO_TASK),
   'r.mode': en(MODES, DEMO_REQUEST.mode),
   'r.k': int(DEMO_REQUEST.k, 1, 64),
@@ -139,6 +140,30 @@ export function defaults(): Settings {
   return out as Settings;
 }
 
+/**
+ * r.task's default depends on r.world: a task id names its world ('<world>-<seed>'), so the demo's task
+ * (files-136) is the default only in the demo's world; elsewhere it is '' (the world's first test task). Without
+ * this, a link that sets only r.world=retail asked the worker for "task files-136 in world retail" and Run failed.
+ */
+export function defaultTask(world: string): string {
+  return world === DEMO_REQUEST.world ? DEMO_TASK : '';
+}
+
+/** Whether a task id ('<world>-<seed>') names a task of another world than `world` ('' names none). */
+function taskOfOtherWorld(task: string, world: string): boolean {
+  return task !== '' && !task.startsWith(`${world}-`);
+}
+
+/**
+ * The settings with k set to v. A world change drops a task of the old world (back to the new world's default
+ * task), so the task control never names a task the chosen world does not have.
+ */
+export function withSetting<K extends Key>(settings: Settings, k: K, v: Settings[K]): Settings {
+  const next = { ...settings, [k]: v };
+  if (k === 'r.world' && v !== settings['r.world'] && taskOfOtherWorld(next['r.task'], next['r.world'])) next['r.task'] = defaultTask(next['r.world']);
+  return next;
+}
+
 /** Parse one raw string against its spec: the value, or why it is refused. Never clamps. */
 export function check(spec: Spec, raw: string): { ok: true; value: string | number } | { ok: false; why: string } {
   switch (spec.kind) {
@@ -190,11 +215,12 @@ export function parseHash(hash: string): UrlState & { ignored: Ignored[] } {
     if (r.ok) settings[k] = r.value;
     else ignored.push({ key: k, raw, why: r.why });
   }
+  if (!params.has('r.task')) settings['r.task'] = defaultTask(settings['r.world'] as string);
   return { page, settings: settings as Settings, ignored };
 }
 
 export function toHash(state: UrlState): string {
-  const d = defaults() as Record<string, unknown>;
+  const d = { ...defaults(), 'r.task': defaultTask(state.settings['r.world']) } as Record<string, unknown>;
   const params = new URLSearchParams();
   for (const k of Object.keys(SCHEMA)) {
     const v = (state.settings as Record<string, unknown>)[k];

@@ -8,7 +8,7 @@ import { importTraces } from '../../src/agent/traces';
 import { tickLabel } from '../../src/app/components/charts';
 import { DEMO_REQUEST, DEMO_TASK } from '../../src/app/demo/request';
 import { llamaParams } from '../../src/app/modelStats';
-import { check, defaults, parseHash, parseQuery, rangeText, SCHEMA } from '../../src/app/urlState';
+import { check, defaults, parseHash, parseQuery, rangeText, SCHEMA, toHash, withSetting } from '../../src/app/urlState';
 import { countParams } from '../../src/engine/decoder';
 import { loadModelFolder } from '../../src/engine/modelFolder';
 import { getWorld, taskById } from '../../src/envs/worlds';
@@ -39,6 +39,29 @@ describe('URL values and numeric fields', () => {
     expect(parseHash('#/nowhere').ignored).toEqual([{ key: 'page', raw: 'nowhere', why: expect.stringMatching(/not one of/) }]);
     expect(parseQuery('?backend=cuda&threads=0').ignored.map((x) => x.key)).toEqual(['backend', 'threads']);
     expect(parseQuery('?backend=wasm&threads=2')).toEqual({ backend: 'wasm', threads: 2, ignored: [] });
+  });
+
+  it("the demo's task is the default only in the demo's world (a link with only r.world=retail asks for retail's first test task)", () => {
+    expect(defaults()['r.world']).toBe(DEMO_REQUEST.world);
+    expect(defaults()['r.task']).toBe(DEMO_TASK);
+    const other = DEMO_REQUEST.world === 'files' ? 'retail' : 'files';
+    const st = parseHash(`#/rollout?r.world=${other}&r.k=2`);
+    expect(st.settings['r.task']).toBe('');
+    expect(st.ignored).toEqual([]);
+    // Round trips: the default task of each world is left out of the link, any other choice is kept.
+    for (const h of [`#/rollout?r.world=${other}`, `#/rollout?r.world=${other}&r.task=${other}-7`, '#/rollout?r.task=', `#/rollout?r.task=${DEMO_REQUEST.world}-3`, '#/rollout']) {
+      const a = parseHash(h);
+      expect(toHash(a)).toBe(h);
+      expect(parseHash(toHash(a)).settings).toEqual(a.settings);
+    }
+    expect(parseHash('#/rollout').settings['r.task']).toBe(DEMO_TASK);
+    // Switching the world control drops the old world's task; '' (first test task) and a task of the new world stay.
+    const d = defaults();
+    expect(withSetting(d, 'r.world', other)['r.task']).toBe('');
+    expect(withSetting(withSetting(d, 'r.world', other), 'r.world', DEMO_REQUEST.world)['r.task']).toBe('');
+    expect(withSetting({ ...d, 'r.world': other, 'r.task': `${other}-4` }, 'r.world', DEMO_REQUEST.world)['r.task']).toBe(DEMO_TASK);
+    expect(withSetting({ ...d, 'r.task': `${other}-4` }, 'r.world', other)['r.task']).toBe(`${other}-4`);
+    expect(withSetting(d, 'r.k', 3)).toEqual({ ...d, 'r.k': 3 });
   });
 });
 
