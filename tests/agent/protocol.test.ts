@@ -164,8 +164,11 @@ const rehearseInputs = fc.oneof(
   { arbitrary: fc.tuple(validRehearse, mutArb).map(([s, m]) => mutate(s, m)), weight: 5 },
 );
 
+// Under mutation testing (vitest.mutation.config.ts) each surviving mutant reruns these: a smaller draw there.
+const FUZZ_RUNS = process.env.ENVACE_MUTATION ? 1_000 : 10_000;
+
 describe('fuzz', () => {
-  it('parseAct: 10,000 random and mutated outputs', () => {
+  it(`parseAct: ${FUZZ_RUNS.toLocaleString('en')} random and mutated outputs`, () => {
     const seen = new Set<string>();
     fc.assert(fc.property(actInputs, (text) => {
       const p = parseAct(text);
@@ -185,12 +188,12 @@ describe('fuzz', () => {
         expect(typeof p.error.message).toBe('string');
         seen.add(p.error.code);
       }
-    }), { numRuns: 10_000, seed: 42 });
+    }), { numRuns: FUZZ_RUNS, seed: 42 });
     // The generator must actually reach the interesting outcomes.
     for (const k of ['calls', 'reply', 'NO_TOOL_CALL_FOUND', 'JSON_DECODE_ERROR', 'NO_ARGUMENTS']) expect(seen).toContain(k);
   });
 
-  it('parseRehearse: 10,000 random and mutated outputs', () => {
+  it(`parseRehearse: ${FUZZ_RUNS.toLocaleString('en')} random and mutated outputs`, () => {
     const seen = new Set<string>();
     fc.assert(fc.property(rehearseInputs, (text) => {
       const p = parseRehearse(text);
@@ -202,7 +205,7 @@ describe('fuzz', () => {
         expect(REHEARSE_ERROR_CODES as readonly string[]).toContain(p.error.code);
         seen.add(p.error.code);
       }
-    }), { numRuns: 10_000, seed: 7 });
+    }), { numRuns: FUZZ_RUNS, seed: 7 });
     for (const k of ['ok', ...REHEARSE_ERROR_CODES]) expect(seen).toContain(k);
   });
 

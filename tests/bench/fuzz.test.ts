@@ -96,9 +96,9 @@ describe(`every surface, ${CASES} fixed-seed cases`, () => {
       expect(r.violations).toBe(0);
       expect(r.cases).toBe(cases);
       // the generator reaches both accepted and rejected inputs, not one error path over and over
-      // (onnx-bytes under vitest: every case so far ends BAD_ONNX, the undamaged control included — not yet explained;
-      // run alone with tsx the control loads and runs. Its slice asserts no crash, hang or violation only.)
-      expect(Object.keys(r.codes).length).toBeGreaterThan(s.name === 'onnx-bytes' ? 0 : HEAVY[s.name] ? 1 : 2);
+      // (onnx-bytes once ended BAD_ONNX for every case: its damages wrote into the shared graph — tests/bench/fuzz-hf.test.ts)
+      expect(Object.keys(r.codes).length).toBeGreaterThan(s.name === 'onnx-bytes' ? 2 : HEAVY[s.name] ? 1 : 2);
+      if (s.name === 'onnx-bytes') expect(r.codes.ok).toBeGreaterThan(0);
     });
   }
 });

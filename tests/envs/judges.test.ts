@@ -153,9 +153,11 @@ describe('checklist judge', () => {
 });
 
 describe('judge properties on generated tasks', () => {
+  // Under mutation testing (vitest.mutation.config.ts) every mutant that survives reruns these: fewer tasks there.
+  const PER_WORLD = process.env.ENVACE_MUTATION ? 5 : 15;
   const load = async () => {
     const { getWorld, replayReference } = await import('../../src/envs/worlds/index');
-    const tasks = [...getWorld('retail').tasks({ count: 15 }), ...getWorld('files').tasks({ count: 15 })];
+    const tasks = [...getWorld('retail').tasks({ count: PER_WORLD }), ...getWorld('files').tasks({ count: PER_WORLD })];
     return { tasks, replays: tasks.map((t) => replayReference(t).turnSteps) };
   };
 

@@ -8,6 +8,7 @@
 //                 tokenizer run on text, the template rendered with tools; documented errors: HfModelError,
 //                 ChatTemplateError. A loaded tokenizer that yields non-integer ids is a violation.
 
+import onnxProto from 'onnx-proto';
 import { qwen3FixtureConfig } from '../../engine/hf/fixture';
 import { qwen3TokenizerFiles } from '../../engine/hf/fixture-node';
 import { ortHfKVModel } from '../../engine/hf/kv';
@@ -15,6 +16,7 @@ import { loadHfTokenizer } from '../../engine/hf/loader';
 import { buildQwen3Inference, initQwen3Params } from '../../engine/hf/qwen3';
 import { HfModelError, kvGeometry } from '../../engine/hf/source';
 import { createNodeRuntime } from '../../engine/runtime-node';
+import type { Runtime } from '../../engine/runtime';
 import { initParams, makeConfig } from '../../engine/decoder';
 import { modelFolderFiles } from '../../engine/modelFolder';
 import { trainBPE } from '../../engine/tokenizer';
@@ -33,14 +35,86 @@ const dec = new TextDecoder();
 
 const ONNX_CFG = { ...qwen3FixtureConfig({ hiddenSize: 16, layers: 1, heads: 2, kvHeads: 1, headDim: 8, intermediateSize: 16, maxPositions: 64 }), vocab_size: 64 };
 let onnxBase: Uint8Array | null = null;
-let runtime: ReturnType<typeof createNodeRuntime> | null = null;
+let runtime: Runtime | null = null;
 
-function baseOnnx(): Uint8Array {
-  onnxBase ??= buildQwen3Inference(ONNX_CFG, initQwen3Params(ONNX_CFG, 1)).bytes;
+/**
+ * The undamaged graph, as a plain Uint8Array. protobufjs's `finish()` returns a Node Buffer, whose `slice()` is a
+ * view, not a copy: with it every damage below wrote into the shared graph, the damages piled up from case to case
+ * and after a dozen cases every input — the undamaged control included — was a graph ONNX Runtime could not parse
+ * (the "all BAD_ONNX" seen under vitest; tests/bench/fuzz-hf.test.ts).
+ */
+export function baseOnnx(): Uint8Array {
+  onnxBase ??= Uint8Array.from(buildQwen3Inference(ONNX_CFG, initQwen3Params(ONNX_CFG, 1)).bytes);
   return onnxBase;
 }
 
-function damageBytes(r: FuzzRng, b: Uint8Array): { bytes: Uint8Array; what: string } {
+const { onnx } = onnxProto;
+const OPS = ['Add', 'Mul', 'Sub', 'MatMul', 'Gemm', 'Reshape', 'Transpose', 'Softmax', 'Concat', 'Gather', 'Cast', 'Identity', 'Relu', 'NoSuchOp'];
+const DTYPES = [1, 6, 7, 10, 11, 0, 99]; // float, int32, int64, float16, double, undefined, not a type
+
+/**
+ * A graph that still parses as ONNX but whose structure is wrong: the model is decoded with onnx-proto, one field
+ * changed (graph inputs/outputs renamed or dropped, a node dropped, an operator or an edge changed, an initializer's
+ * shape, type or bytes changed, an attribute or the opset changed) and encoded again. These reach ORT's graph
+ * checks, shape inference and the run, and ortHfKVModel's own output checks — byte damage mostly stops at the parser.
+ */
+export function damageGraph(r: FuzzRng, b: Uint8Array): { bytes: Uint8Array; what: string } {
+  const m = onnx.ModelProto.decode(b);
+  const g = m.graph!;
+  const nodes = g.node!, inits = g.initializer!, ins = g.input!, outs = g.output!;
+  const names = [...ins.map((v) => v.name!), ...inits.map((t) => t.name!), ...nodes.flatMap((n) => n.output!)];
+  let what: string;
+  switch (r.int(11)) {
+    case 0: { const v = r.pick(outs); const was = v.name; v.name = r.bool() ? `${was}_` : r.pick(names); what = `output ${was} renamed ${v.name}`; break; }
+    case 1: { const i = r.int(ins.length); what = `input ${ins[i].name} dropped`; ins.splice(i, 1); break; }
+    case 2: { const i = r.int(outs.length); what = `output ${outs[i].name} dropped`; outs.splice(i, 1); break; }
+    case 3: { const i = r.int(nodes.length); what = `node ${i} (${nodes[i].opType}) dropped`; nodes.splice(i, 1); break; }
+    case 4: { const n = r.pick(nodes); const was = n.opType; n.opType = r.pick(OPS); what = `node ${was} became ${n.opType}`; break; }
+    case 5: { // an edge rewired to another tensor of the graph
+      const n = r.pick(nodes);
+      if (!n.input!.length) { what = 'none'; break; }
+      const k = r.int(n.input!.length); const was = n.input![k]; n.input![k] = r.pick(names);
+      what = `${n.opType} input ${was} rewired to ${n.input![k]}`; break;
+    }
+    case 6: { // an initializer's shape changed (its bytes kept)
+      const t = r.pick(inits);
+      const was = (t.dims ?? []).map(Number);
+      const dims = was.length && r.bool(0.7) ? was.map((d, j) => (j === r.int(was.length) ? Math.max(0, d + r.pick([-1, 1, 2])) : d)) : r.bool() ? [...was, 1] : was.slice(1);
+      t.dims = dims;
+      what = `initializer ${t.name} reshaped [${was}] → [${dims}]`; break;
+    }
+    case 7: { const t = r.pick(inits); const was = t.dataType; t.dataType = r.pick(DTYPES); what = `initializer ${t.name} dtype ${was} → ${t.dataType}`; break; }
+    case 8: { // an initializer's bytes: an int64 shape/index constant set to a hostile value, or float data cut
+      const t = r.pick(inits);
+      const raw = Uint8Array.from(t.rawData ?? []);
+      if (t.dataType === 7 && raw.length >= 8) {
+        const v = r.pick([-1n, 0n, 1n, 2n, 3n, 64n, -64n, 2n ** 31n, -(2n ** 63n), 2n ** 62n]);
+        new DataView(raw.buffer).setBigInt64(8 * r.int(raw.length / 8), v, true);
+        t.rawData = raw;
+        what = `int64 constant ${t.name} gets ${v}`;
+      } else {
+        t.rawData = raw.subarray(0, r.int(raw.length + 1));
+        what = `initializer ${t.name} data cut to ${t.rawData.length} of ${raw.length} bytes`;
+      }
+      break;
+    }
+    case 9: { // an attribute's value changed
+      const withAttr = nodes.filter((n) => n.attribute!.length);
+      const n = r.pick(withAttr), a = r.pick(n.attribute!);
+      const v = r.pick([-3, -1, 0, 1, 2, 5, 1 << 20]);
+      if (a.ints && a.ints.length) a.ints[r.int(a.ints.length)] = v; else a.i = v;
+      if (r.bool(0.2)) a.type = r.pick([1, 2, 3, 7]); // FLOAT, INT, STRING, INTS
+      what = `${n.opType}.${a.name} set to ${v}${a.type ? ` (type ${a.type})` : ''}`; break;
+    }
+    default: { const was = Number(m.opsetImport![0].version); m.opsetImport![0].version = r.pick([1, 7, 11, 13, 21, 99, 0]); what = `opset ${was} → ${m.opsetImport![0].version}`; }
+  }
+  return { bytes: Uint8Array.from(onnx.ModelProto.encode(m).finish()), what: `graph: ${what}` };
+}
+
+/** One damaged copy of `b` (never a view of it: `b` stays as it was). */
+export function damageBytes(r: FuzzRng, b: Uint8Array): { bytes: Uint8Array; what: string } {
+  b = Uint8Array.prototype.slice.call(b) as Uint8Array; // a copy even when `b` is a Buffer
+  if (r.bool(0.4)) return damageGraph(r, b);
   switch (r.int(8)) {
     case 7: return { bytes: b, what: 'unchanged (the control: it must load and run)' };
     case 6: { // one low bit flipped in the middle third: mostly weight data, so the graph often still loads and runs
@@ -71,29 +145,47 @@ function damageBytes(r: FuzzRng, b: Uint8Array): { bytes: Uint8Array; what: stri
     case 4: { const n = r.pick([0, 1, 8, 100, 4096]); const out = new Uint8Array(n); for (let i = 0; i < n; i++) out[i] = r.int(256); return { bytes: out, what: `${n} random bytes` }; }
     default: { // a byte inserted or removed (every later length prefix is off by one)
       const at = r.int(b.length);
-      const out = r.bool() ? new Uint8Array([...b.subarray(0, at), r.int(256), ...b.subarray(at)]) : new Uint8Array([...b.subarray(0, at), ...b.subarray(at + 1)]);
+      const insert = r.bool();
+      const out = new Uint8Array(b.length + (insert ? 1 : -1));
+      out.set(b.subarray(0, at));
+      if (insert) { out[at] = r.int(256); out.set(b.subarray(at), at + 1); } else out.set(b.subarray(at + 1), at);
       return { bytes: out, what: `a byte ${out.length > b.length ? 'inserted' : 'removed'} at ${at}` };
     }
   }
 }
 
+/** A one-thread CPU runtime whose sessions do not log: a graph that fails to run is an outcome here, not news. */
+function quietRuntime(): Runtime {
+  const rt = createNodeRuntime({ threads: 1 });
+  return { ...rt, createSession: (bytes, o = {}) => rt.createSession(bytes, { ...o, extra: { logSeverityLevel: 4, ...o.extra } }) };
+}
+
+/** The documented error's code and where it stopped the graph (the outcome codes of the surface). */
+export function onnxErrorKind(e: HfModelError): string {
+  if (e.code !== 'BAD_ONNX') return e.code;
+  const m = e.message;
+  return /protobuf parsing failed/.test(m) ? 'BAD_ONNX:unparsable' : /cannot load this graph/.test(m) ? 'BAD_ONNX:load'
+    : /failed to run/.test(m) ? 'BAD_ONNX:run' : /outputs .* missing/.test(m) ? 'BAD_ONNX:outputs' : /logits have shape/.test(m) ? 'BAD_ONNX:logits-shape' : 'BAD_ONNX';
+}
+
 export const onnxBytesSurface: Surface<{ bytes: Uint8Array; what: string }> = {
   name: 'onnx-bytes',
-  about: 'ONNX bytes of an onnx-community decoder (truncated, flipped bytes and header bits, copied spans, random bytes, inserted/removed bytes) loaded on onnxruntime-node by ortHfKVModel and run for one prefill; documented error: HfModelError (BAD_ONNX, NOT_A_DECODER)',
-  setup: () => { baseOnnx(); runtime ??= createNodeRuntime({ threads: 1 }); },
+  about: 'ONNX bytes of an onnx-community decoder — bytes damaged (truncated, flipped bytes and header bits, copied spans, random bytes, inserted/removed bytes) or, in 40% of cases, the graph decoded, one structural field changed (inputs/outputs renamed or dropped, nodes dropped, operators, edges, initializer shapes/types/bytes, attributes, opset) and re-encoded — loaded on onnxruntime-node by ortHfKVModel and run for one prefill; documented error: HfModelError (BAD_ONNX, coded by where it stopped: unparsable, load, run, outputs, logits-shape; NOT_A_DECODER)',
+  setup: () => { baseOnnx(); runtime ??= quietRuntime(); },
   generate: (r) => damageBytes(r, baseOnnx()),
   async run({ bytes }) {
-    runtime ??= createNodeRuntime({ threads: 1 });
+    runtime ??= quietRuntime();
     const m = await ortHfKVModel(runtime, bytes, kvGeometry(ONNX_CFG));
     try {
       const T = 3;
       const out = await m.prefill(Int32Array.of(1, 2, 3), Uint8Array.of(1, 1, 1), Int32Array.of(0, 1, 2), 1, T);
-      return out.logits.length === ONNX_CFG.vocab_size ? 'ok' : 'ok:odd-logits';
+      if (out.logits.length !== ONNX_CFG.vocab_size) return 'ok:odd-logits';
+      return out.logits.every(Number.isFinite) ? 'ok' : 'ok:non-finite-logits';
     } finally {
       await m.release();
     }
   },
-  documented: (e) => (e instanceof HfModelError ? e.code : null),
+  documented: (e) => (e instanceof HfModelError ? onnxErrorKind(e) : null),
   show: ({ what }) => what,
 };
 
@@ -129,8 +221,15 @@ const JINJA_BITS = ['{{', '}}', '{%', '%}', '{% endif %}', '{% endfor %}', '{% i
   '{{ messages | length }}', '{% for m in messages %}{{ m }}{% endfor %}', '{{ tools[0].function.name }}', '{{ 1 / 0 }}', "{{ 'a' * 3 }}",
   '{% set x = namespace(a=1) %}', '{{ x.y.z }}', '{{ none.attr }}', '{% macro m() %}{% endmacro %}{{ m() }}', '{{ range(5) | list }}'];
 
-function damageFolder(r: FuzzRng, f: Record<string, Uint8Array>): string {
-  const tc = () => { try { return JSON.parse(dec.decode(f['tokenizer_config.json']!)) as Record<string, unknown>; } catch { return null; } };
+export function damageFolder(r: FuzzRng, f: Record<string, Uint8Array>): string {
+  // tokenizer_config.json as an object, or null when it is missing, not JSON, or (after an earlier damage) a JSON
+  // number, string, array or null: a property set on those threw a TypeError in the generator (fuzz run at case 3,443)
+  const tc = () => {
+    try {
+      const v = JSON.parse(dec.decode(f['tokenizer_config.json']!)) as unknown;
+      return v !== null && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : null;
+    } catch { return null; }
+  };
   switch (r.int(8)) {
     case 0: { const n = r.pick([...JSON_FILES, 'onnx/model.onnx']); delete f[n]; return `${n} missing`; }
     case 1: { const n = r.pick(JSON_FILES); if (!f[n]) return 'none'; f[n] = f[n].slice(0, r.int(f[n].length)); return `${n} truncated`; }
