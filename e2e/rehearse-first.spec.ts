@@ -3,7 +3,7 @@
 // to its third event; Run to end shows each user turn's two imagined attempts folded, each with a
 // self-evaluation, then the memory, then the committed run; the real environment received exactly the
 // committed calls; and the page's numbers equal a Node run of the same request (same memory text, same
-// committed outputs). Step then works through every event in the order rehearseEvents gives (attempt
+// committed outputs), and says whether rehearsing changed the outcome against the same seed without it. Step then works through every event in the order rehearseEvents gives (attempt
 // generations one by one, self-evaluations, memory, committed generations), the current one marked and
 // nothing after it shown, and the URL follows the cursor. Then a running rehearsal is cancelled: the worker's
 // run stops within 2 s and the panel says cancelled, with no results.
@@ -15,7 +15,7 @@ import { loadModelFolder } from '../src/engine/modelFolder';
 import { createNodeRuntime } from '../src/engine/runtime-node';
 import { samplerFromFolder } from '../src/engine/sampler';
 import { taskById } from '../src/envs/worlds';
-import { runTts } from '../src/tts/rehearse';
+import { rehearsalEffect, runTts } from '../src/tts/rehearse';
 import { rehearseEvents } from '../src/app/components/rollout/rehearseSteps';
 import { buildRolloutConfig } from '../src/worker/rollout-config';
 import type { RehearseFirstRequest } from '../src/worker/protocol';
@@ -59,10 +59,11 @@ test('rehearse first: folded attempts with self-evaluations, memory, committed r
   const req: RehearseFirstRequest = { modelUrl: `/models/${MODEL}/`, world: 'files', taskId: TASK, k: 1, seed: 0, temperature: 0, maxTurns: 4, maxNewTokens: 128, topP: 1, topK: 0, n: 2, strategy: 'sequential', memory: 'full' };
   const folder = await loadModelFolder(path.resolve('models', MODEL));
   const policy = await samplerFromFolder(folder, createNodeRuntime({ threads: 1 }), { mode: 'fast' });
-  let ref;
+  let ref, base;
   try {
     const { mode: _m, ...cfg } = buildRolloutConfig(folder.rawConfig, { ...req, mode: 'real' }, policy).cfg;
     ref = (await runTts([{ task: taskById(TASK), sample: 0, groupId: TASK }], { policy, format: compactFormat, cfg, opts: { n: 2, strategy: 'sequential', memory: 'full' } }))[0]!;
+    base = (await runTts([{ task: taskById(TASK), sample: 0, groupId: TASK }], { policy, format: compactFormat, cfg, opts: { n: 0, strategy: 'sequential', memory: 'full' } }))[0]!;
   } finally { await policy.release(); }
   const got = await page.evaluate((r) => window.__envace!.api.rehearseFirst(r), req);
   expect(got.runs[0]!.rehearsals.map((h) => h.memory)).toEqual(ref.rehearsals.map((h) => h.memory));
@@ -70,6 +71,12 @@ test('rehearse first: folded attempts with self-evaluations, memory, committed r
   expect(got.runs[0]!.realMatchesCommitted).toBe(true);
   await expect(panel.getByTestId('tts-memory').first()).toHaveText(ref.rehearsals[0]!.memory);
   expect(nTurns).toBe(ref.rehearsals.length);
+  // Whether rehearsing changed the committed outcome, against the same seed run without it (N = 0) in Node.
+  const effect = rehearsalEffect(ref.trajectory, base.trajectory);
+  expect(got.runs[0]!.againstNoRehearsal).toEqual(effect);
+  const effectLine = panel.getByTestId('rehearse-effect');
+  await expect(effectLine).toHaveAttribute('data-effect', effect.effect);
+  await expect(effectLine).toContainText(`the same seed without: ${effect.baselineSuccess ? 'success' : 'failure'}, reward ${Number(effect.baselineReward.toFixed(2))}`);
 
   // Step through all of it: one event per click, in the order of the run, the current one marked, nothing
   // after it shown. (dispatchEvent: Playwright's actionability waits cost seconds each on a loaded box.)

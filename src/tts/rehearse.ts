@@ -20,6 +20,7 @@ import { compactFormat, type ChatFormat } from '../agent/chatTemplate';
 import { canonicalJson } from '../agent/protocol';
 import { hashSeed, rollout, type RolloutConfig, type RolloutSpec, type UserTurnStart } from '../agent/rollout';
 import type { Trajectory } from '../agent/types';
+import { succeeded } from '../agent/evaluate';
 import { sha256Hex } from '../envs/sha256';
 import { attemptSteps, policyAssessments, ruleAssessment, type Assessment, type AssessorKind, type AttemptStep } from './assess';
 import { buildMemory, rankAttempts, type MemoryKind } from './memory';
@@ -306,4 +307,29 @@ export function committedCalls(t: Trajectory): { name: string; arguments: Record
 /** True when the recorded real calls are exactly the committed trajectory's calls. */
 export function realMatchesCommitted(run: TtsRun): boolean {
   return canonicalJson(loggedCalls(run.realCalls)) === canonicalJson(committedCalls(run.trajectory));
+}
+
+/** What private rehearsal did to one committed run, against the run with the same task, sample and seed without it. */
+export type RehearsalEffect = 'better' | 'worse' | 'same';
+
+export interface EffectAgainstBaseline {
+  effect: RehearsalEffect;
+  /** The committed run's success (0/1, as evaluations count it) and reward, with and without rehearsal. */
+  success: 0 | 1;
+  baselineSuccess: 0 | 1;
+  reward: number;
+  baselineReward: number;
+}
+
+/**
+ * Success decides; at equal success the reward does (partial credit of the checklist), so a run that fails
+ * further along is "better". Rewards closer than 1e-9 are equal: the same calls give the same reward.
+ */
+export function rehearsalEffect(withRehearsal: Trajectory, without: Trajectory): EffectAgainstBaseline {
+  const success = succeeded(withRehearsal);
+  const baselineSuccess = succeeded(without);
+  const reward = withRehearsal.reward ?? 0;
+  const baselineReward = without.reward ?? 0;
+  const d = success !== baselineSuccess ? success - baselineSuccess : Math.abs(reward - baselineReward) < 1e-9 ? 0 : reward - baselineReward;
+  return { effect: d > 0 ? 'better' : d < 0 ? 'worse' : 'same', success, baselineSuccess, reward, baselineReward };
 }

@@ -4,7 +4,7 @@
 import type { RunSpec } from '../rl/session';
 import type { EvalMetrics, StepMetrics, StepProgress } from '../rl/trainer';
 import type { Trajectory } from '../agent/types';
-import type { TurnRehearsal } from '../tts/rehearse';
+import type { EffectAgainstBaseline, TurnRehearsal } from '../tts/rehearse';
 import type { Verdict } from '../envs/types';
 import type { EvalProgress } from '../bench/evaluation';
 
@@ -341,6 +341,8 @@ export interface RehearseFirstRun {
   /** Calls the real environment received, and whether they are exactly the committed trajectory's. */
   realCalls: number;
   realMatchesCommitted: boolean;
+  /** With N > 0: the committed outcome against the same task, sample and seed run without rehearsal. */
+  againstNoRehearsal?: EffectAgainstBaseline;
 }
 export interface RehearseFirstResult { runs: RehearseFirstRun[]; ms: number }
 

@@ -9,7 +9,7 @@
 import { compactFormat } from '../agent/chatTemplate';
 import { taskById, getWorld } from '../envs/worlds';
 import type { TextGenerator } from '../engine/generator';
-import { realMatchesCommitted, runTts, TtsCancelled, type TtsProgress } from '../tts/rehearse';
+import { realMatchesCommitted, rehearsalEffect, runTts, TtsCancelled, type TtsProgress } from '../tts/rehearse';
 import { loadModel, loadedFolder, loadedSampler, tokenStrings } from './engine-bridge';
 import { buildRolloutConfig } from './rollout-config';
 import { buildHfRolloutConfig } from './hf-rollout-config';
@@ -89,24 +89,33 @@ async function run(rt: WebRuntime, req: RehearseFirstRequest, signal: AbortSigna
   const { mode: _mode, ...cfg } = m.built.cfg;
   // Counted in imagined attempts: n per user turn and trajectory (an episode may end early: a bound).
   const total = req.n * task.userTurns.length * req.k;
-  const emit = (p: TtsProgress) => {
+  const emit = (p: TtsProgress, baseline = false) => {
     if (!onProgress) return;
     // A Comlink proxy call returns a promise; a page that went away must not fail the run.
     void Promise.resolve(onProgress({
-      done: p.attemptsDone, total, unit: 'imagined attempts', detail: progressDetail(p, req.n),
+      done: baseline ? total : p.attemptsDone, total, unit: 'imagined attempts',
+      detail: baseline ? `turn ${p.userTurn + 1} · the same run without rehearsal (to compare), round ${p.round + 1}` : progressDetail(p, req.n),
       elapsedMs: performance.now() - t0, // The committed run's share of the time is not known ahead: no ETA rather than a wrong one.
       etaMs: null, etaIsBound: true,
     })).catch(() => undefined);
   };
   const policy = yielding(m.policy);
-  const runs = await runTts([...Array(req.k).keys()].map((j) => ({ task, sample: j, groupId: task.id })), {
+  const specs = [...Array(req.k).keys()].map((j) => ({ task, sample: j, groupId: task.id }));
+  const ctx = (n: number) => ({
     policy, format: cfg.format ?? compactFormat,
     cfg: { ...cfg, policy },
-    opts: { n: req.n, strategy: req.strategy, memory: req.memory, signal, onProgress: emit },
+    opts: { n, strategy: req.strategy, memory: req.memory, signal, onProgress: (p: TtsProgress) => emit(p, n === 0 && req.n > 0) },
   });
+  const runs = await runTts(specs, ctx(req.n));
+  // The same task, samples and seeds without rehearsal (N = 0 is exactly the page's real-mode run), so each committed
+  // run can say whether rehearsing changed its outcome — and a visitor sees when it hurt.
+  const without = req.n > 0 ? await runTts(specs, ctx(0)) : null;
   for (const r of runs) for (const row of r.trajectory.rows) row.outputTokens = tokenStrings(m.tokenizer, row.outputIds);
   return {
-    runs: runs.map((r) => ({ trajectory: r.trajectory, rehearsals: r.rehearsals, realCalls: r.realCalls.length, realMatchesCommitted: realMatchesCommitted(r) })),
+    runs: runs.map((r, i) => ({
+      trajectory: r.trajectory, rehearsals: r.rehearsals, realCalls: r.realCalls.length, realMatchesCommitted: realMatchesCommitted(r),
+      ...(without ? { againstNoRehearsal: rehearsalEffect(r.trajectory, without[i]!.trajectory) } : {}),
+    })),
     ms: performance.now() - t0,
   };
 }

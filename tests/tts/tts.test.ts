@@ -9,7 +9,7 @@ import type { Environment, Task, ToolCall } from '../../src/envs/types';
 import { getWorld } from '../../src/envs/worlds/index';
 import { parseSelfEval, policyAssessments, ruleAssessment, type AttemptStep } from '../../src/tts/assess';
 import { buildMemory, MEMORY_HEADER, PLAN_PREFIX, type AttemptSummary } from '../../src/tts/memory';
-import { committedCalls, realMatchesCommitted, runTts, type TtsOptions, type TtsRun } from '../../src/tts/rehearse';
+import { committedCalls, realMatchesCommitted, rehearsalEffect, runTts, type TtsOptions, type TtsRun } from '../../src/tts/rehearse';
 import { RecordingEnv, stateHash } from '../../src/tts/recording';
 
 const kvTasks = [kvTask('kv-a', 'color', 'blue'), kvTask('kv-b', 'size', 'large'), kvTask('kv-c', 'shape', 'round')];
@@ -110,6 +110,27 @@ describe('determinism and the N = 0 baseline', () => {
     expect(runs.every((r) => r.rehearsals.every((h) => h.attempts.length === 0 && h.memory === ''))).toBe(true);
     // Noise made some episodes fail: the equality covers errors too.
     expect(plain.some((t) => t.terminatedBy !== 'final_turn')).toBe(true);
+  });
+});
+
+describe('rehearsal effect against the same seed without rehearsal', () => {
+  const t = (passed: boolean, score: number): Trajectory => ({ reward: score, verdict: { score, turns: [], terminatedEarly: false, outcome: { passed, reason: '' } } } as unknown as Trajectory);
+  it('success decides, then the reward; equal rewards are the same', () => {
+    expect(rehearsalEffect(t(true, 1), t(false, 0.9)).effect).toBe('better');
+    expect(rehearsalEffect(t(false, 0.9), t(true, 1)).effect).toBe('worse');
+    // a state check that passes with a checklist item missing is not a success
+    expect(rehearsalEffect(t(true, 0.5), t(false, 0.75)).effect).toBe('worse');
+    expect(rehearsalEffect(t(false, 0.75), t(false, 0.5)).effect).toBe('better');
+    expect(rehearsalEffect(t(false, 0.5), t(false, 0.5 + 1e-12)).effect).toBe('same');
+    expect(rehearsalEffect(t(true, 1), t(true, 1))).toEqual({ effect: 'same', success: 1, baselineSuccess: 1, reward: 1, baselineReward: 1 });
+  });
+
+  it('compares a run with its N = 0 twin: same seeds, so a policy that ignores the memory gives "same" everywhere', async () => {
+    // Without noise the expert does the same with or without a memory: no run may be called better or worse.
+    const mk = () => expertGenerator(kvTasks, { noise: 0 });
+    const withR = await tts(mk(), kvTasks, { n: 2, strategy: 'parallel' }, 2, 3);
+    const without = await tts(mk(), kvTasks, { n: 0, strategy: 'parallel' }, 2, 3);
+    expect(withR.map((r, i) => rehearsalEffect(r.trajectory, without[i]!.trajectory).effect)).toEqual(withR.map(() => 'same'));
   });
 });
 

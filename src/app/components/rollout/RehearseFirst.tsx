@@ -16,7 +16,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { create } from 'zustand';
 import { CANCELLED, type Progress, type RehearseFirstRequest, type RehearseFirstResult, type RolloutRequest, type TaskInfo } from '../../../worker/protocol';
 import type { Row } from '../../../agent/types';
-import type { Attempt, TurnRehearsal } from '../../../tts/rehearse';
+import type { Attempt, EffectAgainstBaseline, RehearsalEffect, TurnRehearsal } from '../../../tts/rehearse';
 import { useApp } from '../../store';
 import { api, errorText } from '../../worker';
 import { Empty, ErrorBox, Field, fmt, Panel, ProgressBar } from '../ui';
@@ -156,6 +156,24 @@ function TurnView(props: { h: TurnRehearsal; user?: string; rev: Revealed | null
   );
 }
 
+const EFFECT_MARK: Record<RehearsalEffect, string> = { better: '▲', worse: '▼', same: '=' };
+
+/** Did rehearsing change the committed outcome? Against the same task, sample and seed run without rehearsal (N = 0). */
+function EffectLine(props: { e: EffectAgainstBaseline; runs: RehearseFirstResult['runs'] }) {
+  const { e } = props;
+  const counts = { better: 0, worse: 0, same: 0 };
+  for (const r of props.runs) if (r.againstNoRehearsal) counts[r.againstNoRehearsal.effect]++;
+  const outcome = (s: 0 | 1, r: number) => `${s ? 'success' : 'failure'}, reward ${fmt(r, 2)}`;
+  return (
+    <div className={`tts-effect tts-effect-${e.effect}`} data-testid="rehearse-effect" data-effect={e.effect}
+      title="the committed run against the same task, sample and seed run without rehearsal (N = 0): success decides, then the reward">
+      <b>{EFFECT_MARK[e.effect]} rehearsal {e.effect === 'better' ? 'helped' : e.effect === 'worse' ? 'hurt' : 'changed nothing'}</b>
+      {' '}— with rehearsal: {outcome(e.success, e.reward)}; the same seed without: {outcome(e.baselineSuccess, e.baselineReward)}
+      {props.runs.length > 1 && <span className="muted"> · over the {props.runs.length} runs: {counts.better} better, {counts.worse} worse, {counts.same} same</span>}
+    </div>
+  );
+}
+
 export function RehearseFirst(props: { req: RolloutRequest; ready: boolean; task: TaskInfo | null }) {
   const s = useApp((st) => st.settings);
   const set = useApp((st) => st.set);
@@ -216,7 +234,10 @@ export function RehearseFirst(props: { req: RolloutRequest; ready: boolean; task
       right={runs.length > 1 && (
         <span className="traj-picker">
           {runs.map((r, i) => (
-            <button key={i} className={i === selected ? 'on' : ''} onClick={() => useRehearse.setState({ selected: i })}>#{i} {fmt(r.trajectory.reward ?? null, 2)}</button>
+            <button key={i} className={i === selected ? 'on' : ''} onClick={() => useRehearse.setState({ selected: i })}
+              title={r.againstNoRehearsal ? `rehearsal made this run ${r.againstNoRehearsal.effect === 'same' ? 'no different' : r.againstNoRehearsal.effect} than the same seed without it` : undefined}>
+              #{i} {fmt(r.trajectory.reward ?? null, 2)}{r.againstNoRehearsal && ` ${EFFECT_MARK[r.againstNoRehearsal.effect]}`}
+            </button>
           ))}
         </span>
       )}>
@@ -262,6 +283,7 @@ export function RehearseFirst(props: { req: RolloutRequest; ready: boolean; task
             reward {fmt(cur.trajectory.reward ?? null, 2)} · {fmt((result!.ms) / 1000, 2)} s{stale && ' · settings changed since'}
             {rev && ` · stepping: ${shown} of ${events.length} events shown`}
           </div>
+          {cur.againstNoRehearsal && <EffectLine e={cur.againstNoRehearsal} runs={runs} />}
           {cur.rehearsals.filter((h) => !rev || rev.turns.has(h.userTurn)).map((h) => <TurnView key={h.userTurn} h={h} user={users[h.userTurn]} rev={rev} cur={current} />)}
           {committed && (!rev || committedRows > 0) && <>
             <div className="subhead">the committed run (real environment){inProgress && ` · ${committedRows} of ${cur.trajectory.rows.length} generations shown`}</div>
