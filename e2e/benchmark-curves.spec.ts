@@ -51,6 +51,10 @@ test('shipped curves are drawn with no compute (time printed), and CSV export ma
   // A speed figure: printed, never asserted (issue 24: a fresh-clone npm test on a shared box measured 3.04 s and failed).
   console.log(`curves drawn ${Math.round(drawnAt)} ms after navigation start, ${Math.round(drawnAt - loadEnd)} ms after the load event`);
   await expect(training.locator(PLOT)).toBeVisible();
+  // Beside it, the paper's orderings as the summary judged them, each with its minimum detectable effect.
+  const verdicts = training.getByTestId('verdict-row');
+  expect(await verdicts.count()).toBeGreaterThan(0);
+  await expect(verdicts.first()).toContainText(/(reproduced|not reproduced|inconclusive)\s*±0\.\d{3}$/);
   await expect(page.getByTestId('curve-rehearsal').locator(PLOT)).toBeVisible();
   await expect(page.getByTestId('curve-evals').locator(PLOT)).toBeVisible();
   await expect(page.getByTestId('paper-reference').locator(PLOT)).toBeVisible();

@@ -118,12 +118,43 @@ export function verdict(diff: Estimate): Verdict {
   return 'inconclusive';
 }
 
-export interface OrderingResult { a: string; b: string; metric: string; diff: Estimate; verdict: Verdict }
+export interface OrderingResult {
+  a: string; b: string; metric: string; diff: Estimate; verdict: Verdict;
+  /** The smallest true difference this design detects (95% two-sided, 80% power): see minimumDetectableEffect. */
+  mde: number;
+}
 
 /** Paired comparison and verdict for "A > B" on one metric. */
 export function compareOrdering(a: string, b: string, metric: string, gridA: number[][], gridB: number[][], opts: BootstrapOptions = {}): OrderingResult {
   const diff = pairedBootstrap(gridA, gridB, opts);
-  return { a, b, metric, diff, verdict: verdict(diff) };
+  return { a, b, metric, diff, verdict: verdict(diff), mde: minimumDetectableEffect(diff.ci95) };
+}
+
+/** Standard normal CDF (Abramowitz & Stegun 7.1.26 for erf; absolute error below 1e-7). */
+export function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
+
+/** Inverse of normalCdf by bisection (p in (0, 1)). */
+export function normalQuantile(p: number): number {
+  if (!(p > 0 && p < 1)) throw new RangeError(`normalQuantile: p must be in (0, 1), got ${p}`);
+  let lo = -10, hi = 10;
+  for (let i = 0; i < 80; i++) { const mid = (lo + hi) / 2; if (normalCdf(mid) < p) lo = mid; else hi = mid; }
+  return (lo + hi) / 2;
+}
+
+/**
+ * Minimum detectable effect of a paired design, read off the interval it produced: the half-width of a 95% interval
+ * is z(0.975) standard errors, and a true difference of (z(0.975) + z(power)) standard errors is declared at 95% with
+ * that power (normal approximation). A pilot's interval therefore says how large an effect the full design must
+ * expect for its verdict to mean anything; scale by √(pilot n / full n) for a larger design.
+ */
+export function minimumDetectableEffect(ci95: [number, number], power = 0.8): number {
+  const z = normalQuantile(0.975);
+  return ((ci95[1] - ci95[0]) / 2 / z) * (z + normalQuantile(power));
 }
 
 /** A chain A > B > C … holds when every link is reproduced; fails when any link is not; else inconclusive. */

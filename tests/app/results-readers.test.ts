@@ -2,8 +2,9 @@
 // refused or partly shown with the reason, never half-read into a crash; data-named series are own row keys.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { minimumDetectableEffect } from '../../src/bench/stats';
 import {
-  ablationCurves, readAblationSummary, readBudgetSweep, readEvalFile, readEvalJson, readTtsResult, ttsSweep, type AblationSummary,
+  ablationCurves, orderingRows, readAblationSummary, readBudgetSweep, readEvalFile, readEvalJson, readTtsResult, ttsSweep, type AblationSummary,
 } from '../../src/app/components/bench/readers';
 
 const json = (p: string) => JSON.parse(readFileSync(p, 'utf8')) as Record<string, any>;
@@ -48,5 +49,32 @@ describe('results readers', () => {
     expect(readEvalFile('x')).toEqual({ file: null, problems: ['eval.json must hold a JSON object'] });
     const m = readEvalFile(json('models/envace-tiny/eval.json'));
     expect(m.problems).toEqual([]);
+  });
+});
+
+describe('the verdict table beside the training curves', () => {
+  const S = json('docs/results/ablation-files-starter/summary.json');
+  it('reads the committed orderings of one metric, each with an MDE from its interval', () => {
+    const rows = orderingRows(readAblationSummary(S)!, 'success');
+    expect(rows.length).toBe(S.orderings.filter((o: { metric: string }) => o.metric === 'success').length);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      expect(['reproduced', 'not reproduced', 'inconclusive']).toContain(r.verdict);
+      expect(r.mde).toBeCloseTo(minimumDetectableEffect(r.diff.ci95), 12);
+      expect(r.mde).toBeGreaterThan(0);
+    }
+    // the paper's chain links are marked
+    expect(rows.filter((r) => r.chainLink).map((r) => `${r.a}>${r.b}`)).toEqual(['envace>per-role', 'per-role>standard-grpo', 'standard-grpo>base']);
+  });
+
+  it('leaves out malformed orderings and keeps the rest; a stored MDE is used as stored', () => {
+    const good = { a: 'x', b: 'y', metric: 'success', diff: { mean: -0.1, ci95: [-0.2, 0.05] }, verdict: 'inconclusive', mde: 0.2, chain_link: false };
+    const damaged = [
+      null, 7, { ...good, a: 3 }, { ...good, diff: { mean: 0, ci95: [0.2, -0.2] } }, { ...good, diff: { mean: 2, ci95: [0, 3] } },
+      { ...good, verdict: 'proven' }, { ...good, diff: { mean: Number.NaN, ci95: [0, 0] } },
+    ];
+    const rows = orderingRows({ ...readAblationSummary(S)!, orderings: [...damaged, good] } as unknown as AblationSummary, 'success');
+    expect(rows).toEqual([{ a: 'x', b: 'y', metric: 'success', diff: good.diff, verdict: 'inconclusive', mde: 0.2, chainLink: false }]);
+    expect(orderingRows({ ...readAblationSummary(S)!, orderings: 'x' } as unknown as AblationSummary, 'success')).toEqual([]);
   });
 });

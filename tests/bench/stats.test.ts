@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/engine/rng';
-import { bootstrap, bootstrapGrid, chainVerdict, compareOrdering, pairedBootstrap, passAtK, quantile, verdict } from '../../src/bench/stats';
+import { bootstrap, bootstrapGrid, chainVerdict, compareOrdering, minimumDetectableEffect, normalCdf, normalQuantile, pairedBootstrap, passAtK, quantile, verdict } from '../../src/bench/stats';
 
 function bernoulli(rng: Rng, n: number, p: number): number[] {
   return Array.from({ length: n }, () => (rng.uniform() < p ? 1 : 0));
@@ -118,5 +118,47 @@ describe('pass@k', () => {
     expect(passAtK(5, 5, 3)).toBe(1);
     expect(() => passAtK(3, 1, 4)).toThrow(/1 ≤ k ≤ n/);
     expect(() => passAtK(3, 4, 1)).toThrow();
+  });
+});
+
+describe('minimum detectable effect', () => {
+  it('normal quantiles and CDF agree with the tables', () => {
+    expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 5);
+    expect(normalQuantile(0.8)).toBeCloseTo(0.841621, 5);
+    expect(normalQuantile(0.5)).toBeCloseTo(0, 6);
+    expect(normalCdf(-1.959964)).toBeCloseTo(0.025, 6);
+    expect(() => normalQuantile(1)).toThrow(RangeError);
+  });
+
+  it('is 2.8 standard errors for 80% power, read off a 95% interval', () => {
+    // half-width 0.0392 = 1.96 SE with SE 0.02 → MDE = (1.96 + 0.8416) × 0.02
+    expect(minimumDetectableEffect([0.1 - 0.0392, 0.1 + 0.0392])).toBeCloseTo(0.05603, 4);
+    expect(minimumDetectableEffect([-0.05, 0.05], 0.9)).toBeGreaterThan(minimumDetectableEffect([-0.05, 0.05], 0.8));
+  });
+
+  it('a true effect of one MDE is declared in about 80% of simulated paired designs', () => {
+    // 150 tasks, per-task differences in {-1, 0, 1}; the pilot's interval gives the MDE, then designs with that true
+    // effect are drawn and their verdicts counted (the power the MDE promises, within simulation error).
+    const rng = new Rng(11);
+    const n = 150;
+    const draw = (effect: number) => {
+      const pWin = 0.08 + effect / 2, pLose = 0.08 - effect / 2;
+      return [...Array(n)].map(() => { const u = rng.uniform(); return u < pWin ? 1 : u < pWin + pLose ? -1 : 0; });
+    };
+    const pilot = bootstrap(draw(0), { resamples: 1000, seed: 1 });
+    const mde = minimumDetectableEffect(pilot.ci95);
+    expect(mde).toBeGreaterThan(0.05);
+    expect(mde).toBeLessThan(0.12);
+    let declared = 0;
+    const trials = 200;
+    for (let t = 0; t < trials; t++) if (verdict(bootstrap(draw(mde), { resamples: 400, seed: t })) === 'reproduced') declared++;
+    expect(declared / trials).toBeGreaterThan(0.65);
+    expect(declared / trials).toBeLessThan(0.93);
+  });
+
+  it('compareOrdering stores it with the verdict', () => {
+    const a = [[1, 1, 0, 1, 0, 1, 1, 0]], b = [[0, 1, 0, 0, 0, 1, 0, 0]];
+    const o = compareOrdering('x', 'y', 'success', a, b, { resamples: 500, seed: 3 });
+    expect(o.mde).toBeCloseTo(minimumDetectableEffect(o.diff.ci95), 12);
   });
 });

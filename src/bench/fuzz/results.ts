@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
-  ablationCurves, budgetRows, CURVE_METRICS, evalSuiteRows, heldOutRows, readAblationSummary, readBudgetSweep, readEvalFile, readEvalJson,
+  ablationCurves, budgetRows, orderingRows, CURVE_METRICS, evalSuiteRows, heldOutRows, readAblationSummary, readBudgetSweep, readEvalFile, readEvalJson,
   readTtsResult, ttsSweep, type Row, type SeriesSpec,
 } from '../../app/components/bench/readers';
 import { shapeHeldOutCurve } from '../../app/components/models/pretrainCurve';
@@ -90,6 +90,10 @@ function draw(kind: Kind, value: unknown): string {
       for (const m of CURVE_METRICS) for (const v of variants) { const c = ablationCurves(a, m.key, v); check(c.rows, c.series, 'step', `ablation ${m.key}/${v}`); }
       // what the chart's note reads
       void a.protocol.seeds.join(', ');
+      // the verdict table beside it
+      for (const m of ['success', 'outcome', 'checklist', 'pass_at_k']) for (const o of orderingRows(a, m)) {
+        if (![o.diff.mean, ...o.diff.ci95, o.mde].every(Number.isFinite) || o.mde < 0) throw new FuzzViolation('bad-ordering', `ordering ${o.a} > ${o.b}: ${JSON.stringify(o)}`);
+      }
     }
     if (b) {
       for (const metric of ['success', 'checklist'] as const) for (const x of ['real_calls', 'p'] as const) {

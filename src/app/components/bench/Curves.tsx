@@ -11,7 +11,7 @@ import { tickLabel } from '../charts';
 import { Empty, Field, Panel } from '../ui';
 import { ChartLegend, CurveChart, ExportButtons, PALETTE } from './CurveChart';
 import { csvLine } from '../../../shared/csv';
-import { ABLATIONS, ablationCurves, isStarter, BUDGETS, budgetRows, CURVE_METRICS, EVALS, evalSuiteRows, modelName, TTS, ttsSweep, type CurveMetric, type EvalMetric, type Row, type TtsMetric } from './results';
+import { ABLATIONS, ablationCurves, orderingRows, isStarter, BUDGETS, budgetRows, CURVE_METRICS, EVALS, evalSuiteRows, modelName, TTS, ttsSweep, type AblationSummary, type CurveMetric, type EvalMetric, type Row, type TtsMetric } from './results';
 
 const axis = { stroke: '#8a96aa', fontSize: 11, tickLine: false } as const;
 
@@ -66,7 +66,38 @@ export function TrainingCurves() {
         {spec.from === 'evals' ? `; the trainer's scheduled evaluations on ${String(cfg.evalTasks ?? '?')} tasks` : '; one value per training step'}.
         Band: 95% t-interval over seeds (two seeds give t = 12.7, so wide bands are honest, not a bug); the held-out
         evaluation of every variant is in the table of {chosen.file.replace(/json$/, 'md')}.
+        <VerdictTable sum={sum} metric={metric === 'checklist' ? 'checklist' : 'success'} />
       </>} />
+  );
+}
+
+const VERDICT_CLASS: Record<string, string> = { reproduced: 'good', 'not reproduced': 'bad', inconclusive: 'muted' };
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
+
+/**
+ * The paper's orderings as the summary's held-out evaluation judged them (paired bootstrap over seeds × tasks), each
+ * with the minimum detectable effect of this design: an "inconclusive" next to an MDE of 0.10 says only that any
+ * true difference is below about 0.10.
+ */
+function VerdictTable(props: { sum: AblationSummary; metric: 'success' | 'checklist' }) {
+  const rows = orderingRows(props.sum, props.metric);
+  if (!rows.length) return <div className="muted" data-testid="verdict-table-empty">This summary holds no verdicts on {props.metric} (its run did not finish).</div>;
+  const p = props.sum.protocol;
+  return (
+    <table className="verdicts" data-testid="verdict-table">
+      <caption>the paper's orderings on held-out {props.metric} ({p.n_tasks} tasks × k {p.k}, seeds {p.seeds.join(', ')}; 95% paired bootstrap over seeds × tasks; MDE at 80% power)</caption>
+      <thead><tr><th>ordering</th><th>difference [95% CI]</th><th>verdict</th><th title="minimum detectable effect: the true difference this design declares at 95% with 80% power">MDE</th></tr></thead>
+      <tbody>
+        {rows.map((o) => (
+          <tr key={`${o.a}>${o.b}`} data-testid="verdict-row">
+            <td>{o.chainLink ? <b>{o.a} &gt; {o.b}</b> : `${o.a} > ${o.b}`}</td>
+            <td>{signed(o.diff.mean)} [{signed(o.diff.ci95[0])}, {signed(o.diff.ci95[1])}]</td>
+            <td className={VERDICT_CLASS[o.verdict]}>{o.verdict}</td>
+            <td>±{o.mde.toFixed(3)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

@@ -4,6 +4,8 @@
 // (src/bench/fuzz/results.ts) drives exactly these functions. results.ts loads the committed files through them.
 // The formats are docs/results/README.md (`envace-ablation-summary/1`, the eval JSON) and src/tts/README.md.
 
+import { minimumDetectableEffect } from '../../../bench/stats';
+
 export interface Estimate { mean: number; ci95: [number, number] }
 
 export interface AblationRun {
@@ -229,6 +231,30 @@ export function ablationCurves(s: AblationSummary, metric: CurveMetric, variant:
     if (drawn) series.push({ key: name, label: variants.find((v) => v.name === name)?.label ?? name });
   }
   return { rows: [...byStep.values()].sort((a, b) => (a.step as number) - (b.step as number)), series };
+}
+
+/** One of the paper's orderings ("A > B") as the ablation summary states it, with its minimum detectable effect. */
+export interface OrderingRow { a: string; b: string; metric: string; diff: { mean: number; ci95: [number, number] }; verdict: string; mde: number; chainLink: boolean }
+
+const VERDICTS = ['reproduced', 'not reproduced', 'inconclusive'];
+/** A difference of two shares: every number in [-1, 1], lo ≤ hi. */
+const isDiff = (v: unknown): v is Estimate => isObj(v) && isNum(v.mean) && Array.isArray(v.ci95) && v.ci95.length === 2
+  && isNum(v.ci95[0]) && isNum(v.ci95[1]) && v.ci95[0] <= v.ci95[1] && [v.mean, v.ci95[0], v.ci95[1]].every((x) => Math.abs(x as number) <= 1);
+
+/**
+ * The summary's orderings on one metric, well-formed ones only (a malformed entry is left out, the rest shown).
+ * Summaries written before the MDE was stored get it computed from their interval (the same formula).
+ */
+export function orderingRows(s: AblationSummary, metric: string): OrderingRow[] {
+  const raw = (s as unknown as { orderings?: unknown }).orderings;
+  if (!Array.isArray(raw)) return [];
+  const rows: OrderingRow[] = [];
+  for (const o of raw) {
+    if (!isObj(o) || !isStr(o.a) || !isStr(o.b) || o.metric !== metric || !isDiff(o.diff) || !isStr(o.verdict) || !VERDICTS.includes(o.verdict)) continue;
+    const mde = isNum(o.mde) && o.mde >= 0 ? o.mde : minimumDetectableEffect(o.diff.ci95);
+    rows.push({ a: o.a, b: o.b, metric, diff: o.diff, verdict: o.verdict, mde, chainLink: o.chain_link === true });
+  }
+  return rows;
 }
 
 // ---- private rehearsal sweep --------------------------------------------------------------------------------
