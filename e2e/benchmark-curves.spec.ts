@@ -55,6 +55,12 @@ test('shipped curves are drawn with no compute (time printed), and CSV export ma
   const verdicts = training.getByTestId('verdict-row');
   expect(await verdicts.count()).toBeGreaterThan(0);
   await expect(verdicts.first()).toContainText(/(reproduced|not reproduced|inconclusive)\s*±0\.\d{3}$/);
+  // The mechanism: one marker per trained run (Δ fidelity against Δ success), and the correlation with its interval.
+  const mechanism = page.getByTestId('curve-mechanism');
+  const points = JSON.parse((await mechanism.getAttribute('data-points'))!) as unknown[];
+  expect(points.length).toBeGreaterThan(3);
+  await expect(mechanism.locator('.recharts-scatter-symbol')).toHaveCount(points.length);
+  await expect(page.getByTestId('mechanism-note')).toContainText(/r = -?\d\.\d\d \[-?\d\.\d\d, -?\d\.\d\d\]/);
   await expect(page.getByTestId('curve-rehearsal').locator(PLOT)).toBeVisible();
   await expect(page.getByTestId('curve-evals').locator(PLOT)).toBeVisible();
   await expect(page.getByTestId('paper-reference').locator(PLOT)).toBeVisible();

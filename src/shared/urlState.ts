@@ -112,6 +112,8 @@ export const SCHEMA = {
   'bc.file': str(''),
   'bc.metric': en(['success', 'checklist', 'recallF1', 'inferenceF1', 'fidelityF1', 'reward'], 'success'),
   'bc.variant': str('all'),
+  // the mechanism scatter beside the training curves: which fidelity measure's change is plotted against success's
+  'bc.fid': en(['fidelityF1', 'recallF1', 'inferenceF1', 'noHintsF1'], 'fidelityF1'),
   'bt.file': str(''),
   'bt.metric': en(['success', 'checklist'], 'success'),
   'bt.mem': en(['full', 'best-calls', 'both'], 'full'),

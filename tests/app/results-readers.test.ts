@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { minimumDetectableEffect } from '../../src/bench/stats';
 import {
-  ablationCurves, orderingRows, readAblationSummary, readBudgetSweep, readEvalFile, readEvalJson, readTtsResult, ttsSweep, type AblationSummary,
+  ablationCurves, mechanismCorrelation, mechanismPoints, orderingRows, readAblationSummary, readBudgetSweep, readEvalFile, readEvalJson, readTtsResult, ttsSweep, type AblationSummary,
 } from '../../src/app/components/bench/readers';
 
 const json = (p: string) => JSON.parse(readFileSync(p, 'utf8')) as Record<string, any>;
@@ -76,5 +76,47 @@ describe('the verdict table beside the training curves', () => {
     const rows = orderingRows({ ...readAblationSummary(S)!, orderings: [...damaged, good] } as unknown as AblationSummary, 'success');
     expect(rows).toEqual([{ a: 'x', b: 'y', metric: 'success', diff: good.diff, verdict: 'inconclusive', mde: 0.2, chainLink: false }]);
     expect(orderingRows({ ...readAblationSummary(S)!, orderings: 'x' } as unknown as AblationSummary, 'success')).toEqual([]);
+  });
+});
+
+describe('the mechanism scatter', () => {
+  const S = readAblationSummary(json('docs/results/ablation-files-starter/summary.json'))!;
+  it('one point per trained run: last minus first scheduled evaluation', () => {
+    const pts = mechanismPoints(S, 'fidelityF1');
+    const trained = S.runs.filter((r) => r.variant !== 'base' && r.evals.length >= 2);
+    expect(pts.length).toBe(trained.length);
+    const run = trained[0]!;
+    const p = pts.find((x) => x.variant === run.variant && x.seed === run.seed)!;
+    expect(p.dSuccess).toBeCloseTo((run.evals.at(-1)!.success as number) - (run.evals[0]!.success as number), 12);
+    expect(p.dFidelity).toBeCloseTo((run.evals.at(-1)!.fidelityF1 as number) - (run.evals[0]!.fidelityF1 as number), 12);
+    expect(pts.every((x) => x.variant !== 'base' && x.toStep > x.fromStep)).toBe(true);
+  });
+
+  it('runs without the measure, with one evaluation or with out-of-range values are left out', () => {
+    const run = (variant: string, evals: Record<string, number | null>[]) => ({ variant, seed: 1, curve: [], evals });
+    const s = { ...S, runs: [
+      run('a', [{ step: 0, success: 0.5, recallF1: 0.5 }, { step: 10, success: 0.6, recallF1: 0.7 }]),
+      run('b', [{ step: 0, success: 0.5, recallF1: 0.5 }]),
+      run('c', [{ step: 0, success: 0.5 }, { step: 10, success: 0.6 }]),
+      run('d', [{ step: 0, success: 0.5, recallF1: 2 }, { step: 10, success: 0.6, recallF1: 0.7 }, { step: 20, success: 0.7, recallF1: null }]),
+      run('base', [{ step: 0, success: 0.5, recallF1: 0.5 }, { step: 10, success: 0.6, recallF1: 0.7 }]),
+    ] } as AblationSummary;
+    const pts = mechanismPoints(s, 'recallF1');
+    expect(pts.map((p) => p.variant)).toEqual(['a']);
+    expect(pts[0]!.dFidelity).toBeCloseTo(0.2, 12);
+    expect(pts[0]!.dSuccess).toBeCloseTo(0.1, 12);
+  });
+
+  it('the correlation and its interval: positive for a linear link, null for too few runs or no spread', () => {
+    const pt = (x: number, y: number) => ({ variant: 'v', seed: 1, fromStep: 0, toStep: 1, dFidelity: x, dSuccess: y });
+    const linked = [...Array(12).keys()].map((i) => pt(i / 20, i / 30 + (i % 3) * 0.01));
+    const c = mechanismCorrelation(linked, 500)!;
+    expect(c.r).toBeGreaterThan(0.95);
+    expect(c.ci95[0]).toBeGreaterThan(0.8);
+    expect(c.n).toBe(12);
+    expect(mechanismCorrelation(linked.slice(0, 3))).toBeNull();
+    expect(mechanismCorrelation(linked.map((p) => ({ ...p, dSuccess: 0 })))).toBeNull();
+    const none = mechanismCorrelation([...Array(12).keys()].map((i) => pt(i / 20, (i * 7) % 5 / 10)), 500)!;
+    expect(none.ci95[0]).toBeLessThan(0);
   });
 });

@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
-  ablationCurves, budgetRows, orderingRows, CURVE_METRICS, evalSuiteRows, heldOutRows, readAblationSummary, readBudgetSweep, readEvalFile, readEvalJson,
+  ablationCurves, budgetRows, MECHANISM_FIDELITY, mechanismCorrelation, mechanismPoints, orderingRows, CURVE_METRICS, evalSuiteRows, heldOutRows, readAblationSummary, readBudgetSweep, readEvalFile, readEvalJson,
   readTtsResult, ttsSweep, type Row, type SeriesSpec,
 } from '../../app/components/bench/readers';
 import { shapeHeldOutCurve } from '../../app/components/models/pretrainCurve';
@@ -90,6 +90,13 @@ function draw(kind: Kind, value: unknown): string {
       for (const m of CURVE_METRICS) for (const v of variants) { const c = ablationCurves(a, m.key, v); check(c.rows, c.series, 'step', `ablation ${m.key}/${v}`); }
       // what the chart's note reads
       void a.protocol.seeds.join(', ');
+      // the mechanism scatter beside it
+      for (const f of MECHANISM_FIDELITY) {
+        const pts = mechanismPoints(a, f.key);
+        for (const p of pts) if (![p.dFidelity, p.dSuccess, p.fromStep, p.toStep].every(Number.isFinite)) throw new FuzzViolation('bad-mechanism-point', JSON.stringify(p));
+        const c = mechanismCorrelation(pts, 50);
+        if (c && !(Math.abs(c.r) <= 1 + 1e-9 && c.ci95[0] <= c.ci95[1] + 1e-12)) throw new FuzzViolation('bad-correlation', JSON.stringify(c));
+      }
       // the verdict table beside it
       for (const m of ['success', 'outcome', 'checklist', 'pass_at_k']) for (const o of orderingRows(a, m)) {
         if (![o.diff.mean, ...o.diff.ci95, o.mde].every(Number.isFinite) || o.mde < 0) throw new FuzzViolation('bad-ordering', `ordering ${o.a} > ${o.b}: ${JSON.stringify(o)}`);

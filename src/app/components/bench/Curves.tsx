@@ -10,8 +10,9 @@ import { useApp } from '../../store';
 import { tickLabel } from '../charts';
 import { Empty, Field, Panel } from '../ui';
 import { ChartLegend, CurveChart, ExportButtons, PALETTE } from './CurveChart';
+import { MARKERS, markerPath } from '../legend';
 import { csvLine } from '../../../shared/csv';
-import { ABLATIONS, ablationCurves, orderingRows, isStarter, BUDGETS, budgetRows, CURVE_METRICS, EVALS, evalSuiteRows, modelName, TTS, ttsSweep, type AblationSummary, type CurveMetric, type EvalMetric, type Row, type TtsMetric } from './results';
+import { ABLATIONS, ablationCurves, MECHANISM_FIDELITY, mechanismCorrelation, mechanismPoints, orderingRows, isStarter, BUDGETS, budgetRows, CURVE_METRICS, EVALS, evalSuiteRows, modelName, TTS, ttsSweep, type AblationSummary, type CurveMetric, type MechanismFidelity, type EvalMetric, type Row, type TtsMetric } from './results';
 
 const axis = { stroke: '#8a96aa', fontSize: 11, tickLine: false } as const;
 
@@ -98,6 +99,56 @@ function VerdictTable(props: { sum: AblationSummary; metric: 'success' | 'checkl
         ))}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * The mechanism (issue 20 §2): per trained (variant, seed), the change in a rehearsal-fidelity measure against the
+ * change in held-out success between its first and last scheduled evaluation, with the correlation across runs. The
+ * summary is the training-curves chart's (bc.file), so the two always describe the same runs.
+ */
+export function MechanismScatter() {
+  const s = useApp((st) => st.settings);
+  const ref = useRef<HTMLDivElement>(null);
+  const chosen = ABLATIONS.find((a) => a.file === s['bc.file']) ?? ABLATIONS[0];
+  if (!chosen) return null;
+  const fid = s['bc.fid'] as MechanismFidelity;
+  const spec = MECHANISM_FIDELITY.find((m) => m.key === fid)!;
+  const points = mechanismPoints(chosen.data, fid);
+  const corr = mechanismCorrelation(points);
+  const variants = [...new Set(points.map((p) => p.variant))];
+  const csv = () => ['variant,seed,from_step,to_step,d_fidelity,d_success', ...points.map((p) => csvLine([p.variant, p.seed, p.fromStep, p.toStep, p.dFidelity, p.dSuccess]))].join('\n') + '\n';
+  return (
+    <div className="bench-curve" data-testid="curve-mechanism" data-points={JSON.stringify(points)} data-correlation={JSON.stringify(corr)}>
+      <div className="bench-curve-head">
+        <span className="chart-title">mechanism: Δ {spec.label} against Δ held-out success, per run</span>
+        {points.length > 0 && <ExportButtons name={`mechanism-${chosen.file.replace(/\/summary\.json$|\.json$/, '').replace(/\//g, '-')}-${fid}`} testId="curve-mechanism" chart={ref} csv={csv} />}
+      </div>
+      <div className="bench-curve-controls"><div className="fields"><Field k="bc.fid" label="fidelity measure" /></div></div>
+      {points.length === 0 ? <Empty>No run in {chosen.file} has two scheduled evaluations with {spec.label} (set evalEvery and evalProbes in the config).</Empty> : (
+        <div ref={ref}>
+          <ResponsiveContainer width="100%" height={200} initialDimension={{ width: 420, height: 200 }}>
+            <ComposedChart margin={{ top: 6, right: 12, bottom: 14, left: 0 }}>
+              <CartesianGrid stroke="#1f2733" />
+              <XAxis dataKey="dFidelity" type="number" domain={['auto', 'auto']} {...axis} tickFormatter={tickLabel}
+                label={{ value: `Δ ${spec.label}`, position: 'insideBottom', offset: -8, fill: '#6b7689', fontSize: 10 }} />
+              <YAxis dataKey="dSuccess" type="number" domain={['auto', 'auto']} {...axis} width={48} tickFormatter={tickLabel} />
+              <Tooltip {...tooltip} formatter={(v: unknown) => tickLabel(Number(v))} />
+              {variants.map((v, i) => (
+                <Scatter key={v} name={v} data={points.filter((p) => p.variant === v)} fill={PALETTE[i % PALETTE.length]} isAnimationActive={false}
+                  shape={(q: { cx?: number; cy?: number }) => <path d={markerPath(MARKERS[i % MARKERS.length]!, q.cx ?? 0, q.cy ?? 0, 4)} fill={PALETTE[i % PALETTE.length]} stroke={PALETTE[i % PALETTE.length]} strokeWidth={1.3} />} />
+              ))}
+            </ComposedChart>
+          </ResponsiveContainer>
+          <ChartLegend testId="curve-mechanism-legend" entries={variants.map((v, i) => ({ label: v, color: PALETTE[i % PALETTE.length]!, marker: MARKERS[i % MARKERS.length], kind: 'point' as const }))} />
+        </div>
+      )}
+      <div className="muted bench-note" data-testid="mechanism-note">
+        {chosen.file}: first vs last scheduled evaluation of each trained run ({points.length} run{points.length === 1 ? '' : 's'}).{' '}
+        {corr ? <>Correlation across runs r = <b>{corr.r.toFixed(2)}</b> [{corr.ci95[0].toFixed(2)}, {corr.ci95[1].toFixed(2)}] (95% bootstrap over runs, n = {corr.n}){corr.ci95[0] > 0 ? ': fidelity gains go with success gains.' : corr.ci95[1] < 0 ? ': fidelity gains go with success losses.' : ': no link shown at this scale (the interval includes 0).'}</>
+          : 'Too few runs (or no spread) to state a correlation.'}
+      </div>
+    </div>
   );
 }
 
@@ -277,6 +328,7 @@ export function PaperReference() {
 export function CurvesSection(props: { yourRun: BenchEvalResult | null; yourRunStale: boolean }) {
   const charts = [
     <TrainingCurves key="training" />,
+    <MechanismScatter key="mechanism" />,
     <RehearsalSweep key="rehearsal" />,
     <BudgetSweep key="budget" />,
     <EvalSuites key="evals" yourRun={props.yourRun} yourRunStale={props.yourRunStale} />,

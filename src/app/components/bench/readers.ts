@@ -4,7 +4,7 @@
 // (src/bench/fuzz/results.ts) drives exactly these functions. results.ts loads the committed files through them.
 // The formats are docs/results/README.md (`envace-ablation-summary/1`, the eval JSON) and src/tts/README.md.
 
-import { minimumDetectableEffect } from '../../../bench/stats';
+import { bootstrapStatistic, minimumDetectableEffect, pearson } from '../../../bench/stats';
 
 export interface Estimate { mean: number; ci95: [number, number] }
 
@@ -255,6 +255,51 @@ export function orderingRows(s: AblationSummary, metric: string): OrderingRow[] 
     rows.push({ a: o.a, b: o.b, metric, diff: o.diff, verdict: o.verdict, mde, chainLink: o.chain_link === true });
   }
   return rows;
+}
+
+// ---- the mechanism: does training the Rehearse role move fidelity, and do fidelity gains go with Act gains? ----
+
+export const MECHANISM_FIDELITY = [
+  { key: 'fidelityF1', label: 'on-path rehearsal fidelity F1' },
+  { key: 'recallF1', label: 'recall probes F1 (matching hint shown)' },
+  { key: 'inferenceF1', label: 'inference probes F1 (no matching hint)' },
+  { key: 'noHintsF1', label: 'hints-off probes F1' },
+] as const;
+export type MechanismFidelity = (typeof MECHANISM_FIDELITY)[number]['key'];
+
+/** One trained (variant, seed): its change in a fidelity measure and in held-out success between its first and last scheduled evaluation. */
+export interface MechanismPoint { variant: string; seed: number; fromStep: number; toStep: number; dFidelity: number; dSuccess: number }
+
+const isShare = (v: unknown): v is number => isNum(v) && v >= 0 && v <= 1;
+
+/** Every trained run whose first and last scheduled evaluations both carry success and the fidelity measure. */
+export function mechanismPoints(s: AblationSummary, fidelity: MechanismFidelity): MechanismPoint[] {
+  const out: MechanismPoint[] = [];
+  for (const run of s.runs) {
+    if (run.variant === 'base') continue;
+    const evals = run.evals.filter((e) => isNum(e.step) && isShare(e.success) && isShare(e[fidelity])).sort((a, b) => (a.step as number) - (b.step as number));
+    if (evals.length < 2) continue;
+    const first = evals[0]!, last = evals[evals.length - 1]!;
+    if (first.step === last.step) continue;
+    out.push({
+      variant: run.variant, seed: run.seed, fromStep: first.step as number, toStep: last.step as number,
+      dFidelity: (last[fidelity] as number) - (first[fidelity] as number), dSuccess: (last.success as number) - (first.success as number),
+    });
+  }
+  return out;
+}
+
+/**
+ * Pearson correlation of the points' fidelity and success changes, with a percentile-bootstrap 95% interval over
+ * runs (resamples where either change is constant are left out). Null under 4 runs or when the changes are
+ * constant: no correlation to state.
+ */
+export function mechanismCorrelation(points: MechanismPoint[], resamples = 2000): { r: number; ci95: [number, number]; n: number } | null {
+  if (points.length < 4) return null;
+  const x = points.map((p) => p.dFidelity), y = points.map((p) => p.dSuccess);
+  const e = bootstrapStatistic(points.length, (idx) => pearson(Array.from(idx, (i) => x[i]!), Array.from(idx, (i) => y[i]!)), { resamples, seed: 7 });
+  if (!Number.isFinite(e.mean) || !e.ci95.every(Number.isFinite)) return null;
+  return { r: e.mean, ci95: e.ci95, n: points.length };
 }
 
 // ---- private rehearsal sweep --------------------------------------------------------------------------------
