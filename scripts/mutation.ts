@@ -29,7 +29,118 @@ export interface Equivalent {
   why: string;
 }
 
-export const EQUIVALENT: Equivalent[] = [];
+export const EQUIVALENT: Equivalent[] = [
+  // src/envs/judges.ts
+  ...([['ConditionalExpression', 'true'], ['StringLiteral', '""']] as const).map(([mutator, replacement]) => ({
+    file: 'src/envs/judges.ts', mutator, code: "if (t.startsWith('{')) {", replacement,
+    why: "Parsing every text instead of those opening with '{' changes nothing: the next line counts only a JSON object (non-null, not an array), and t is trimStart()ed, so JSON.parse(t) gives an object exactly when t starts with '{' (JSON whitespace is a subset of what trimStart removes).",
+  })),
+  ...([
+    ['ConditionalExpression', 'true'], ['LogicalOperator', "v && typeof v === 'object' || !Array.isArray(v)"], ['LogicalOperator', "v || typeof v === 'object'"],
+  ] as const).map(([mutator, replacement]) => ({
+    file: 'src/envs/judges.ts', mutator, code: "if (v && typeof v === 'object' && !Array.isArray(v) && ('error' in v || 'error_tool_call' in v)) return true;", replacement,
+    why: "v = JSON.parse(t) with t starting with '{' (the enclosing if) is always a non-null, non-array object, so every part of the guard before the 'in' tests is true in the original and in the mutant.",
+  })),
+  {
+    file: 'src/envs/judges.ts', mutator: 'ConditionalExpression', code: "if (typeof expected === 'object' && expected !== null) {", replacement: 'true',
+    why: "Only the mutant of `expected !== null` survives this entry (the others are killed by valueMatches(undefined, {})): null is a primitive, answered by the first if of valueMatches, so expected is never null here.",
+  },
+  {
+    file: 'src/envs/judges.ts', mutator: 'ArrayDeclaration', code: 'let pending: AssistantStep[] = [];', replacement: '["Stryker was here"]',
+    why: 'The initial value is never read: pending is read only once cur is set, and cur is set only by a user message, which also resets pending to [].',
+  },
+  {
+    file: 'src/envs/judges.ts', mutator: 'EqualityOperator', code: 'const step = idx >= 0 ? pending[idx] : pending.find((s) => !s.result);', replacement: 'idx > 0',
+    why: 'With idx 0, pending[0] has no result (the findIndex condition), so pending.find((s) => !s.result) returns pending[0] too.',
+  },
+  // src/agent/protocol.ts
+  {
+    file: 'src/agent/protocol.ts', mutator: 'EqualityOperator', code: 'if (end < 0) return { rest: text };', replacement: 'end <= 0',
+    why: 'end is t.indexOf(THINK_CLOSE, 7): -1 or at least 7, never 0.',
+  },
+  {
+    file: 'src/agent/protocol.ts', mutator: 'ArithmeticOperator', code: 'const e = text.indexOf(THINK_CLOSE, s + THINK_OPEN.length);', replacement: 's - THINK_OPEN.length',
+    why: "Searching for '</think>' from s-7 instead of s+7 finds the same one: a '</think>' starting in [s-7, s+6] would overlap the '<think>' at s, and no character of '</think>' after its first is '<' (nor is any of 'think>' a '<').",
+  },
+  {
+    file: 'src/agent/protocol.ts', mutator: 'EqualityOperator', code: 'if (e < 0) break;', replacement: 'e <= 0',
+    why: 'e is text.indexOf(THINK_CLOSE, s + 7): -1 or at least 7, never 0.',
+  },
+  ...([['ConditionalExpression', 'false'], ['BlockStatement', '{}']] as const).map(([mutator, replacement]) => ({
+    file: 'src/agent/protocol.ts', mutator, code: 'if (Array.isArray(v)) { let m = d; for (const x of v) { m = Math.max(m, depthOf(x, limit, d + 1)); if (m > limit) break; } return m; }', replacement,
+    why: "Skipping the array branch (Array.isArray → false, or its body emptied) sends an array to the object branch below, which walks Object.values(array): the same elements in the same order for the dense arrays JSON.parse makes. The other 'false' mutant on this line (the break test `m > limit` → false) is equivalent too: without the early break the loop only keeps looking, m can only grow, and the callers compare the result with the limit only (> limit either way).",
+  })),
+  {
+    file: 'src/agent/protocol.ts', mutator: 'ConditionalExpression', code: 'if (v && typeof v === \'object\') { let m = d; for (const x of Object.values(v)) { m = Math.max(m, depthOf(x, limit, d + 1)); if (m > limit) break; } return m; }', replacement: 'false',
+    why: 'Without the early break the loop only keeps looking: m can only grow past a value already above the limit, and both callers compare the result with the limit only.',
+  },
+  {
+    file: 'src/agent/protocol.ts', mutator: 'ConditionalExpression', code: 'else if (Array.isArray(x)) { for (const y of x) stack.push(y); }', replacement: 'false',
+    why: 'In unserializableReason an array then goes to the object branch, which pushes its index keys ("0", "1", …: no lone surrogates) and the same elements in the same order; in hasNonFinite it pushes Object.values(array), the same elements. The verdict and the reason found first are the same.',
+  },
+  {
+    file: 'src/agent/protocol.ts', mutator: 'ConditionalExpression', code: "else if (x && typeof x === 'object') for (const [k, y] of Object.entries(x)) { stack.push(k, y); }", replacement: 'true',
+    why: 'A truthy value that is not a string, number, array or object is, in JSON.parse output, only `true`, and Object.entries(true) is [].',
+  },
+  ...([['ConditionalExpression', 'false'], ['StringLiteral', '""']] as const).map(([mutator, replacement]) => ({
+    file: 'src/agent/protocol.ts', mutator, code: "return s === undefined ? 'not serialisable' : null;", replacement,
+    why: 'unserializableReason is called only with a plain object (parseAct checks isPlainObject first), and JSON.stringify of a plain object is always a string, so s is never undefined.',
+  })),
+  {
+    file: 'src/agent/protocol.ts', mutator: 'StringLiteral', code: "{ got_type: v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v });", replacement: '""',
+    why: "Unreachable: an array returned ok (or 'deep') two statements earlier, so Array.isArray(v) is false here.",
+  },
+  {
+    file: 'src/agent/protocol.ts', mutator: 'ConditionalExpression', code: "if (typeof v === 'string') { const p = safeJson(v); if (!p.ok) return null; v = p.value; }", replacement: 'false',
+    why: 'When the text is not JSON, p has no value: v becomes undefined and the next line returns null all the same.',
+  },
+  {
+    file: 'src/agent/protocol.ts', mutator: 'ConditionalExpression', code: "const code = typeof e.code === 'string' && (ALL_ERROR_CODES as readonly string[]).includes(e.code)", replacement: 'true',
+    why: 'ALL_ERROR_CODES holds strings only and includes() does not coerce, so a non-string code fails the includes() test anyway.',
+  },
+  ...([['ConditionalExpression', 'false'], ['StringLiteral', '""']] as const).map(([mutator, replacement]) => ({
+    file: 'src/agent/protocol.ts', mutator, code: "return toolError(code, typeof e.message === 'string' ? e.message : String(e.message ?? ''), e.details ?? undefined);", replacement,
+    why: 'For a string message, String(e.message ?? \'\') is the message itself, so taking the other branch changes nothing.',
+  })),
+  {
+    file: 'src/agent/protocol.ts', mutator: 'ConditionalExpression', code: "case 'number': return typeof v === 'number' && Number.isFinite(v);", replacement: 'true',
+    why: 'Number.isFinite does not coerce: it is false for every non-number.',
+  },
+  {
+    file: 'src/agent/protocol.ts', mutator: 'ConditionalExpression', code: "case 'integer': return typeof v === 'number' && Number.isInteger(v);", replacement: 'true',
+    why: 'Number.isInteger does not coerce: it is false for every non-number.',
+  },
+  {
+    file: 'src/agent/protocol.ts', mutator: 'ConditionalExpression', code: "if (v === undefined) return 'null';", replacement: 'false',
+    why: "undefined then reaches the next line: JSON.stringify(undefined) is undefined, and ?? 'null' gives 'null' again.",
+  },
+  ...([['ConditionalExpression', 'false'], ['LogicalOperator', 'schema === undefined && schema === true']] as const).map(([mutator, replacement]) => ({
+    file: 'src/agent/protocol.ts', mutator, code: 'if (schema === undefined || schema === true) return;', replacement,
+    why: "undefined and true pass the next two checks (they are not false) and return at `typeof schema !== 'object'`, before the depth check: no error either way.",
+  })),
+  {
+    file: 'src/agent/protocol.ts', mutator: 'ConditionalExpression', code: 'if (t !== undefined) {', replacement: 'true',
+    why: "With no type, ts is [undefined] and typeMatches(v, 'undefined') takes the default branch (true): no error, and the checks below run as before.",
+  },
+  {
+    file: 'src/agent/protocol.ts', mutator: 'LogicalOperator', code: "if (schema.items && typeof schema.items === 'object') v.forEach(", replacement: "schema.items || typeof schema.items === 'object'",
+    why: "The mutant differs only when items is a truthy non-object (true, a string, a number: validateAt returns at once for each element, before the depth check) or null (typeof null is 'object': validateAt(null) returns at once): no error either way; false, 0 and '' still skip the items.",
+  },
+  ...([['ConditionalExpression', 'true'], ['LogicalOperator', "extra || typeof extra === 'object'"]] as const).map(([mutator, replacement]) => ({
+    file: 'src/agent/protocol.ts', mutator, code: "else if (extra && typeof extra === 'object') validateAt(extra, x, `${path}.${k}`, errs, strict, depth + 1);", replacement,
+    why: "extra is not false here (the branch above), so validateAt gets undefined, true, null or a non-object, and returns at its first three checks, before the depth check: no error.",
+  })),
+  ...([
+    ['ConditionalExpression', 'true'], ['LogicalOperator', "schema || typeof schema === 'object'"], ['ObjectLiteral', '{}'], ['StringLiteral', '""'],
+  ] as const).map(([mutator, replacement]) => ({
+    file: 'src/agent/protocol.ts', mutator, code: "const root: JSONSchema = schema && typeof schema === 'object' ? schema : { type: 'object' };", replacement,
+    why: "root is only spread into { type: 'object', ...root }: undefined and null spread to nothing, a string to index keys ('0', '1', …) that the validator never reads, and {} or { type: '' } leave a root type that accepts any plain object — and args is a plain object (checked on the next line).",
+  })),
+  {
+    file: 'src/agent/protocol.ts', mutator: 'StringLiteral', code: "try { validateAt({ type: 'object', ...root }, args, '$', errors, opts.strict ?? true, 0); }", replacement: '""',
+    why: "The root type '' (unknown type names accept anything) and 'object' both accept args, which the line before checked to be a plain object; a schema's own type overrides it either way.",
+  },
+];
 
 /** The parts of Stryker's JSON report (mutation-testing-report-schema) read here. */
 export interface StrykerReport {

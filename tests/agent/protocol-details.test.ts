@@ -361,3 +361,145 @@ describe('formatters', () => {
     expect(actMessage('ignored', parseAct('Given'))).toEqual({ role: 'assistant', content: 'Given' });
   });
 });
+
+// Edges that tell each StrykerJS survivor of the first scoring from the original (docs/results/reliability/mutation.json).
+describe('edges: think blocks, content and block scanning', () => {
+  it('blocks with an empty opening: a closing tag at position 0 still yields an empty body', () => {
+    expect(blocks(']a]', '', ']')).toEqual(['', 'a']);
+  });
+
+  it('parseAct reply: without a think block a leading newline stays; after one, only a newline right after </think> goes', () => {
+    expect(parseAct('\nhi')).toEqual({ ok: true, kind: 'reply', think: undefined, content: '\nhi' });
+    expect(parseAct('<think>t</think>a\nb')).toEqual({ ok: true, kind: 'reply', think: 't', content: 'a\nb' });
+  });
+
+  it('parseAct calls: content before the first block, with the same newline rule; a block at position 0 leaves no content', () => {
+    const call = block('{"name":"get","arguments":{}}');
+    expect(parseAct(call)).toEqual({ ok: true, kind: 'calls', think: undefined, content: '', calls: [{ name: 'get', arguments: {} }] });
+    expect(parseAct(block('{bad'))).toMatchObject({ ok: false, content: '', error: { code: 'JSON_DECODE_ERROR' } });
+    expect(parseAct(`\nsay${call}`)).toMatchObject({ ok: true, think: undefined, content: '\nsay' });
+    expect(parseAct(`<think>t</think>a\nb${call}`)).toMatchObject({ ok: true, think: 't', content: 'a\nb' });
+    expect(parseAct(`<think>t</think>\n\nb${call}`)).toMatchObject({ ok: true, think: 't', content: '\nb' });
+  });
+});
+
+describe('edges: parseAct details', () => {
+  it('previews are cut at 200 characters for the empty list and for missing arguments too', () => {
+    const emptyList = `[${' '.repeat(300)}]`;
+    expect(parseAct(block(emptyList))).toMatchObject({ ok: false, error: { code: 'NO_TOOL_CALL_FOUND', message: 'A tool call block holds an empty list.', details: { raw_preview: emptyList.slice(0, 200) } } });
+    const noArgs = `{"name":"x","pad":"${'y'.repeat(300)}"}`;
+    expect(parseAct(block(noArgs))).toMatchObject({ ok: false, error: { code: 'NO_ARGUMENTS', message: 'No arguments found in a tool call. Use {} when there are none.', details: { raw_preview: noArgs.slice(0, 200) } } });
+  });
+
+  it('null arguments are missing arguments, not a wrong type', () => {
+    expect(parseAct(block('{"name":"x","arguments":null}'))).toMatchObject({ ok: false, error: { code: 'NO_ARGUMENTS', message: 'No arguments found in a tool call. Use {} when there are none.', details: { raw_preview: '{"name":"x","arguments":null}' } } });
+    expect(parseAct(block('{"name":"x","parameters":null}'))).toMatchObject({ ok: false, error: { message: 'No arguments found in a tool call. Use {} when there are none.' } });
+  });
+
+  it('only a string is decoded as JSON arguments: a list holding JSON text stays a list', () => {
+    expect(parseAct(block('{"name":"x","arguments":["{\\"a\\":1}"]}'))).toMatchObject({ ok: false, error: { code: 'NO_ARGUMENTS', message: 'Tool call arguments must be a JSON object.', details: { got_type: 'array' } } });
+    expect(parseAct(block('{"name":"x","arguments":"{\\"a\\":1}"}'))).toMatchObject({ ok: true, calls: [{ name: 'x', arguments: { a: 1 } }] });
+  });
+
+  it('nesting: every element and every property counts, not only the first', () => {
+    const reason = (args: string) => { const p = parseAct(block(`{"name":"x","arguments":${args}}`)); return p.ok ? 'ok' : (p.error.details as { error?: string }).error; };
+    expect(reason(`{"a":1,"b":${nest(64)}}`)).toBe('ok');
+    expect(reason(`{"a":1,"b":${nest(65)}}`)).toBe('nesting deeper than 64');
+    expect(reason(`{"a":${nest(64)},"b":${nest(65)}}`)).toBe('nesting deeper than 64');
+    expect(reason(`{"a":[1,${nest(64)}]}`)).toBe('nesting deeper than 64');
+    expect(reason(`{"a":[${nest(63)},${nest(64)}]}`)).toBe('nesting deeper than 64');
+    expect(reason(`{"a":[${nest(63)},${nest(63)}]}`)).toBe('ok');
+  });
+});
+
+describe('edges: parseRehearse details', () => {
+  it('previews are cut at 200 characters for bad JSON and for out-of-range numbers', () => {
+    const bad = `{"a":"${'y'.repeat(300)}`;
+    expect(parseRehearse(result(bad))).toMatchObject({ ok: false, error: { code: 'SIMULATOR_JSON_DECODE_ERROR', message: 'The execution result is not valid JSON.', details: { raw_preview: bad.slice(0, 200) } } });
+    const inf = `{"a":[${'1,'.repeat(150)}1e999]}`;
+    expect(parseRehearse(result(inf))).toMatchObject({ ok: false, error: { code: 'SIMULATOR_JSON_DECODE_ERROR', message: 'The execution result holds a number out of range.', details: { raw_preview: inf.slice(0, 200) } } });
+  });
+
+  it('nesting: later elements and properties are measured too; the bound is 64 below the top', () => {
+    const type = (body: string) => { const p = parseRehearse(result(body)); return p.ok ? 'ok' : (p.error.details as { got_type: string }).got_type; };
+    expect(type(`[1,${nest(64)}]`)).toBe('ok');
+    expect(type(`[1,${nest(65)}]`)).toBe('deep');
+    expect(type(`[${nest(64)},${nest(65)}]`)).toBe('deep');
+    expect(type(`[${nest(64)},${nest(64)}]`)).toBe('ok');
+    expect(type(`{"a":1,"b":${nest(64)}}`)).toBe('ok');
+    expect(type(`{"a":1,"b":${nest(65)}}`)).toBe('deep');
+    expect(type(`{"a":${nest(64)},"b":${nest(65)}}`)).toBe('deep');
+  });
+
+  it('a very deep value is measured only down to the bound (no stack overflow)', () => {
+    expect(parseRehearse(result(nest(50_000)))).toMatchObject({ ok: false, error: { code: 'INVALID_EXECUTION_RESULT_TYPE', details: { got_type: 'deep' } } });
+    expect(parseAct(block(`{"name":"x","arguments":{"a":${nest(50_000)}}}`))).toMatchObject({ ok: false, error: { code: 'NON_SERIALIZABLE_ARGUMENTS', details: { error: 'nesting deeper than 64' } } });
+  });
+});
+
+describe('edges: validateArguments', () => {
+  const v = (schema: JSONSchema, args: unknown, strict?: boolean) => validateArguments(schema, args, strict === undefined ? {} : { strict }).errors;
+  const one = (prop: JSONSchema, value: unknown) => v({ type: 'object', properties: { a: prop } }, { a: value });
+  const junk = <T>(x: unknown) => x as T;
+
+  it('a bound that is not a number is no bound (no comparison with a string)', () => {
+    expect(one({ maximum: junk<number>('3') }, 5)).toEqual([]);
+    expect(one({ minLength: junk<number>('3') }, 'ab')).toEqual([]);
+    expect(one({ maxLength: junk<number>('1') }, 'ab')).toEqual([]);
+    expect(one({ minItems: junk<number>('2') }, [1])).toEqual([]);
+    expect(one({ maxItems: junk<number>('0') }, [1])).toEqual([]);
+  });
+
+  it('string lengths apply to strings only, item counts to arrays only', () => {
+    expect(one({ minLength: 2 }, [1])).toEqual([]);
+    expect(one({ maxLength: 0 }, [1])).toEqual([]);
+    expect(one({ minLength: 2 }, null)).toEqual([]);
+    expect(one({ pattern: '^x$' }, ['x', 'y'])).toEqual([]);
+    expect(one({ minItems: 2 }, 'a')).toEqual([]);
+    expect(one({ maxItems: 0 }, 'ab')).toEqual([]);
+    expect(one({ items: { type: 'string' } }, { 0: 1 })).toEqual([]);
+    expect(one({ minItems: 1 }, null)).toEqual([]);
+  });
+
+  it('a null sub-schema is no constraint (not an exception)', () => {
+    expect(one(junk<JSONSchema>(null), 1)).toEqual([]);
+    expect(v({ type: 'object', additionalProperties: junk<JSONSchema>(null) }, { z: 1 })).toEqual([]);
+  });
+
+  it('a non-object sub-schema is no constraint even below the nesting bound', () => {
+    const chain = (n: number): JSONSchema => (n === 0 ? junk<JSONSchema>('junk') : { type: 'object', properties: { a: chain(n - 1) } });
+    const value = (n: number): unknown => (n === 0 ? 1 : { a: value(n - 1) });
+    expect(validateArguments(chain(65), value(65))).toEqual({ ok: true, errors: [] });
+    // the same chain ending in a real schema one level deeper hits the bound
+    const chainObj = (n: number): JSONSchema => (n === 0 ? {} : { type: 'object', properties: { a: chainObj(n - 1) } });
+    expect(validateArguments(chainObj(65), value(65)).errors).toEqual([`$${'.a'.repeat(65)}: nested too deeply`]);
+  });
+
+  it('additionalProperties schemas count towards the nesting bound', () => {
+    const chain = (n: number): JSONSchema => (n === 0 ? {} : { type: 'object', additionalProperties: chain(n - 1) });
+    const value = (n: number): unknown => (n === 0 ? 1 : { x: value(n - 1) });
+    expect(validateArguments(chain(64), value(64))).toEqual({ ok: true, errors: [] });
+    expect(validateArguments(chain(70), value(70)).errors).toEqual([`$${'.x'.repeat(65)}: nested too deeply`]);
+    expect(validateArguments(chain(3), value(3))).toEqual({ ok: true, errors: [] });
+    expect(validateArguments({ type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string' } } }, { x: { y: 1 } }).errors)
+      .toEqual(['$.x.y: expected string']);
+  });
+
+  it('anyOf/oneOf alternatives count towards the nesting bound', () => {
+    const chain = (key: 'anyOf' | 'oneOf', n: number): JSONSchema => (n === 0 ? {} : { [key]: [chain(key, n - 1)] });
+    expect(one(chain('anyOf', 60), 1)).toEqual([]);
+    expect(one(chain('anyOf', 70), 1)).toEqual(['$.a: does not match anyOf']);
+    expect(one(chain('oneOf', 70), 1)).toEqual(['$.a: does not match oneOf']);
+  });
+});
+
+describe('edges: actMessage', () => {
+  it('only a calls parse carries toolCalls (no key at all otherwise)', () => {
+    const err = actMessage(`Oops.${block('{bad')}`);
+    expect(Object.hasOwn(err, 'toolCalls')).toBe(false);
+    const reply = actMessage('<think>t</think>\nHello');
+    expect(Object.hasOwn(reply, 'toolCalls')).toBe(false);
+    expect(reply).toStrictEqual({ role: 'assistant', content: 'Hello' });
+    expect(Object.hasOwn(actMessage(block('{"name":"get","arguments":{}}')), 'toolCalls')).toBe(true);
+  });
+});

@@ -317,3 +317,61 @@ describe('explainVerdict', () => {
     expect(explainVerdict({ ...good, outcome: { passed: true, reason: 'same' } }).split('\n').pop()).toBe('  outcome: PASS same');
   });
 });
+
+// Edges that tell each StrykerJS survivor of the first scoring from the original (docs/results/reliability/mutation.json).
+describe('edges: valueMatches', () => {
+  it('a list with any non-primitive compares position by position, not as a multiset', () => {
+    expect(valueMatches([{ a: 1 }, 1], [{ a: 1 }, 1])).toBe(true);
+    expect(valueMatches([{ a: 1 }, 1], [1, { a: 1 }])).toBe(false);
+    expect(valueMatches([1, [2]], [[2], 1])).toBe(false);
+  });
+
+  it('every element of a list of objects must match, not just one', () => {
+    expect(valueMatches([{ a: 1 }, { b: 2 }], [{ a: 1 }, { b: 3 }])).toBe(false);
+    expect(valueMatches([{ a: 1 }, { b: 2 }], [{ a: 0 }, { b: 2 }])).toBe(false);
+  });
+
+  it('an expected object matches only an object: not a string, a number or a list with the same keys', () => {
+    expect(valueMatches({ 0: 'a' }, 'a')).toBe(false);
+    expect(valueMatches({}, 5)).toBe(false);
+    expect(valueMatches({}, 'x')).toBe(false);
+    expect(valueMatches({ 0: 1 }, [1])).toBe(false);
+  });
+
+  it('an expected value that is not JSON (undefined, a function) matches nothing and does not throw', () => {
+    expect(valueMatches(undefined, {})).toBe(false);
+    expect(valueMatches(undefined, { a: 1 })).toBe(false);
+    expect(valueMatches(() => 1, {})).toBe(false);
+    expect(argMismatch({ a: undefined }, { a: {} })).toBe('a={} (expected undefined)');
+  });
+});
+
+describe('edges: reply_contains normalisation', () => {
+  const says = (reply: string): AssistantStep => ({ reply });
+  const passes = (want: string, reply: string) => evaluateCondition({ kind: 'reply_contains', text: [want] }, [says(reply)]).passed;
+
+  it('whitespace runs become one space; they are not removed', () => {
+    expect(passes('order 12', 'your order\n\t 12 is here')).toBe(true);
+    expect(passes('order 12', 'order12')).toBe(false);
+    expect(passes('order12', 'order 12')).toBe(false);
+  });
+
+  it('case folds to lower case (ß does not match SS, σ does not match ς)', () => {
+    expect(passes('Straße', 'STRASSE')).toBe(false);
+    expect(passes('straße', 'die straße')).toBe(true);
+    expect(passes('σ', 'ς')).toBe(false);
+    expect(passes('ABC', 'abc')).toBe(true);
+  });
+});
+
+describe('edges: stepsFromMessages', () => {
+  it('a system message inside a turn is not a tool result', () => {
+    const msgs: Message[] = [
+      { role: 'user', content: 'u' },
+      { role: 'assistant', content: '', toolCalls: [{ name: 'a', arguments: {} }] },
+      { role: 'system', content: 'note' },
+      { role: 'tool', name: 'a', content: 'A' },
+    ];
+    expect(stepsFromMessages(msgs)).toEqual([[{ call: { name: 'a', arguments: {} }, result: { text: 'A', error: false } }]]);
+  });
+});
