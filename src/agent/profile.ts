@@ -44,3 +44,19 @@ export function profileFromConfig(rawConfig: Record<string, unknown> | undefined
 export function rolloutSettings(p: PromptProfile): Omit<RolloutConfig, 'mode' | 'policy'> {
   return { actPrompt: p.actPrompt, rehearsePrompt: p.rehearsePrompt, act: p.act, rehearse: p.rehearse, limits: p.limits };
 }
+
+/** What `npm run sft` may change of a folder's Rehearse prompt (stored in the new folder's profile). */
+export interface RehearsePromptChange { schema?: 'json' | 'compact' | 'none'; maxHistory?: number; hints?: 'same-tool' | 'all' }
+
+/** The profile with those Rehearse-prompt settings changed; everything else, and every unset field, as it was. */
+export function withRehearsePrompt(p: PromptProfile, c: RehearsePromptChange): PromptProfile {
+  return {
+    ...p,
+    rehearsePrompt: {
+      ...p.rehearsePrompt,
+      ...(c.schema !== undefined ? { schema: c.schema === 'json' ? true : c.schema === 'compact' ? 'compact' as const : false } : {}),
+      ...(c.maxHistory !== undefined ? { maxHistory: c.maxHistory } : {}),
+      ...(c.hints !== undefined ? { hints: c.hints === 'all' ? true : 'same-tool' as const } : {}),
+    },
+  };
+}

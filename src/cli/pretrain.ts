@@ -20,7 +20,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { evaluate, succeeded, type EvalResult } from '../agent/evaluate';
 import { COMPACT_CHAT_TEMPLATE, PROTOCOL_TOKENS } from '../agent/chatTemplate';
-import { LEAN_PROFILE, profileFromConfig, rolloutSettings, type PromptProfile } from '../agent/profile';
+import { LEAN_PROFILE, profileFromConfig, rolloutSettings, withRehearsePrompt, type PromptProfile, type RehearsePromptChange } from '../agent/profile';
 import { sftErrorExamples, sftExamples, type SftExample } from '../agent/sft';
 import { scrambleExamples } from '../agent/scramble';
 import { copyDrill } from '../agent/copy-drill';
@@ -76,6 +76,8 @@ const cli = defineCli({
     'copy-mix': { type: 'int', help: 'drill rows added to every later step', default: 0, min: 0 },
     'rehearse-share': { type: 'number', help: 'share of train conversations that keep their Rehearse rows (the rest train Act rows only)', default: 1, min: 0, max: 1 },
     'error-share': { type: 'number', help: 'share of train conversations that also get a Rehearse row for a broken copy of one of their calls, with the real environment\'s error as target (src/agent/sft.ts sftErrorExamples)', default: 0, min: 0, max: 1 },
+    'rehearse-history': { type: 'int', help: 'trailing conversation messages the Rehearse prompt shows (stored in the folder\'s profile; default: the profile\'s)', min: 0, max: 64 },
+    'rehearse-hints': { type: 'string', help: 'which earlier calls the Rehearse prompt shows as hints: those of the called tool, or every tool\'s (stored in the profile)', choices: ['same-tool', 'all'] },
     'rehearse-schema': { type: 'string', help: 'what the Rehearse prompt shows of the called tool\'s parameters (stored in the folder\'s profile; default: the profile\'s)', choices: ['json', 'compact', 'none'] },
     'copy-weight': { type: 'number', help: 'loss weight of target word tokens that also occur in the prompt (names, ids and tool names copied from the context)', default: 1, min: 0 },
     'curve-every': { type: 'number', help: 'evaluate held-out success every so many training CPU-minutes (0 = only at the end)', default: 0, min: 0 },
@@ -183,9 +185,11 @@ async function main() {
   const init = initDir ? await loadModelFolder(initDir) : undefined;
   const base: PromptProfile = init ? ((init.rawConfig.envace as { profile?: PromptProfile } | undefined)?.profile ?? SFT_PROFILE)
     : args.profile === 'lean' ? LEAN_PROFILE : SFT_PROFILE;
-  const schema = args['rehearse-schema'];
-  const profile: PromptProfile = schema === undefined ? base
-    : { ...base, rehearsePrompt: { ...base.rehearsePrompt, schema: schema === 'json' ? true : schema === 'compact' ? 'compact' : false } };
+  // More of the conversation (an earlier listing of the folder, say) is what Rehearse needs to foresee a state error.
+  const profile: PromptProfile = withRehearsePrompt(base, {
+    schema: args['rehearse-schema'] as RehearsePromptChange['schema'], maxHistory: args['rehearse-history'],
+    hints: args['rehearse-hints'] as RehearsePromptChange['hints'],
+  });
   const trainTasks = worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: nTasks, difficulty: args.difficulty }));
   const testTasks = worlds.flatMap((w) => getWorld(w).tasks({ split: 'test', count: nEval }));
   log(`worlds ${worlds.join(',')}: ${trainTasks.length} train tasks${args.fresh ? ' (tokenizer corpus; steps draw fresh tasks)' : ''}, ${testTasks.length} held-out tasks`);

@@ -4,7 +4,7 @@ import {
   actPrompt, buildActMessages, compactTool, flattenConversation, matchingHint, referenceHints, rehearsePrompt, rehearseUser, selectHints, trimHistory,
   type Hint,
 } from '../../src/agent/prompts';
-import { LEAN_PROFILE, TINY_PROFILE } from '../../src/agent/profile';
+import { LEAN_PROFILE, TINY_PROFILE, withRehearsePrompt } from '../../src/agent/profile';
 import { KV_TOOLS, callOfRehearsePrompt, kvTask } from '../../src/agent/testing';
 import type { Message } from '../../src/envs/types';
 
@@ -71,6 +71,22 @@ describe('prompts', () => {
     expect(rehearseUser(input)).toContain('schema: {');
     expect(lean.length).toBeLessThan(rehearseUser(input, TINY_PROFILE.rehearsePrompt).length);
     expect(callOfRehearsePrompt(rehearsePrompt(compactFormat, input, LEAN_PROFILE.rehearsePrompt))).toEqual(input.call);
+  });
+
+  it('withRehearsePrompt (npm run sft --rehearse-history/--rehearse-hints/--rehearse-schema) changes only what it is given', () => {
+    expect(withRehearsePrompt(LEAN_PROFILE, {})).toEqual(LEAN_PROFILE);
+    const p = withRehearsePrompt(LEAN_PROFILE, { maxHistory: 6, hints: 'all', schema: 'compact' });
+    expect(p.rehearsePrompt).toEqual({ ...LEAN_PROFILE.rehearsePrompt, maxHistory: 6, hints: true, schema: 'compact' });
+    expect(p.actPrompt).toBe(LEAN_PROFILE.actPrompt);
+    expect(withRehearsePrompt(p, { hints: 'same-tool', schema: 'none' }).rehearsePrompt).toMatchObject({ maxHistory: 6, hints: 'same-tool', schema: false });
+    // What the longer history and every tool's hints are for: an earlier result of another tool reaches the prompt.
+    const input = { tools: KV_TOOLS, hints: referenceHints(task.reference), conversation: task.reference.slice(0, 5), rawAct: '', call: { name: 'get', arguments: { key: 'color' } } };
+    const lean = rehearseUser(input, LEAN_PROFILE.rehearsePrompt);
+    const more = rehearseUser(input, p.rehearsePrompt);
+    expect(lean).not.toContain('set {"key":"color","value":"blue"}');
+    expect(more).toContain('set {"key":"color","value":"blue"}');
+    expect(lean).not.toContain('Tool[set]: {"ok":true');
+    expect(more).toContain('Tool[set]: {"ok":true');
   });
 
   it('flattens conversations with inline tool calls', () => {
