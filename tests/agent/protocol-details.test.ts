@@ -131,6 +131,9 @@ describe('parseRehearse', () => {
     expect(bad).toMatchObject({ ok: false, error: { code: 'SIMULATOR_JSON_DECODE_ERROR', message: 'The execution result is not valid JSON.', details: { raw_preview: '{"a":' } } });
     expect(typeof (!bad.ok && (bad.error.details as { error: unknown }).error)).toBe('string');
     expect(parseRehearse(result('{"a":{"b":[1,-1e999]}}'))).toMatchObject({ error: { code: 'SIMULATOR_JSON_DECODE_ERROR', message: 'The execution result holds a number out of range.', details: { raw_preview: '{"a":{"b":[1,-1e999]}}' } } });
+    // Past a million values too: the walk had a node cap, and a 1e999 beyond it was accepted and serialised as null.
+    const huge = `[1e999${',0'.repeat(1_000_001)}]`;
+    expect(parseRehearse(result(huge))).toMatchObject({ ok: false, error: { code: 'SIMULATOR_JSON_DECODE_ERROR', message: 'The execution result holds a number out of range.' } });
   });
 
   it('the value must be a non-empty object or an array, nested at most 64 deep', () => {
