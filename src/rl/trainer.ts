@@ -80,6 +80,13 @@ export interface TrainConfig {
   maxRefills: number;
   /** Linear learning-rate warmup over this many steps (0 = none). */
   warmupSteps: number;
+  /**
+   * 'drop': rows with a negative advantage are left out of the update (as zero-advantage rows are; the divisors still
+   * count them), so only what beat its group's baseline is reinforced — rejection-sampling fine-tuning weighted by
+   * advantage. Tried on retail, where pushing down confident tokens of failed rollouts went with more malformed
+   * calls held out. 'keep' (default): the reference's update.
+   */
+  negativeAdvantages: 'keep' | 'drop';
 }
 
 /** Training tasks are drawn from the first this-many seeds of a world's train split (src/rl/session.ts). */
@@ -92,7 +99,7 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   temperature: 1, topP: 1, topK: 0, maxTurns: 30, reward: 'checklist', emptyPenalty: -0.1,
   errorReward: 'keep-completed-turns', judgeOn: 'transcript', realFraction: 0,
   microBatch: 8, evalEvery: 5, evalTasks: 16, evalK: 1, evalProbes: 16, checkpointEvery: 5,
-  dynamicSampling: true, maxRefills: 8, warmupSteps: 10,
+  dynamicSampling: true, maxRefills: 8, warmupSteps: 10, negativeAdvantages: 'keep',
 };
 
 /** Structured config validation: every problem, not just the first. */
@@ -126,6 +133,7 @@ export function validateTrainConfig(c: Partial<TrainConfig>): { ok: true; config
   if (!['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'].includes(cfg.lossAggMode)) errors.push('lossAggMode is not a verl mode');
   if (!['none', 'k1', 'k2', 'k3'].includes(cfg.klType)) errors.push('klType must be none | k1 | k2 | k3');
   if (!['checklist', 'outcome', 'both'].includes(cfg.reward)) errors.push('reward must be checklist | outcome | both');
+  if (!['keep', 'drop'].includes(cfg.negativeAdvantages)) errors.push(`negativeAdvantages must be keep | drop (got ${JSON.stringify(cfg.negativeAdvantages)})`);
   return errors.length ? { ok: false, errors } : { ok: true, config: cfg };
 }
 
@@ -352,8 +360,9 @@ export class GrpoTrainer {
         adv.push({ groupId: t.groupId, trajectoryId: String(ti), role: row.role, reward: rowReward(R, isBlankOutput(row.text), c.emptyPenalty) });
       }
     }
-    const { advantages } = computeAdvantages(adv, { grouping: this.variant.grouping, stdNorm: c.stdNorm, singleton: c.singletonGroups });
-    const stats = roleStats(adv, advantages);
+    const { advantages: computed } = computeAdvantages(adv, { grouping: this.variant.grouping, stdNorm: c.stdNorm, singleton: c.singletonGroups });
+    const stats = roleStats(adv, computed);
+    const advantages = c.negativeAdvantages === 'drop' ? computed.map((a) => Math.max(0, a)) : computed;
 
     // Update each model on its rows.
     const lr = c.warmupSteps > 0 ? c.lr * Math.min(1, (this.step + 1) / c.warmupSteps) : c.lr;

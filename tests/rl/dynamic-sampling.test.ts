@@ -107,6 +107,28 @@ describe('dynamic sampling', () => {
     expect(maxDiff).toBeLessThan(moved * 1e-2);
   });
 
+  it("negativeAdvantages 'drop' trains only the rows that beat their group's baseline, and moves the weights otherwise than 'keep'", async () => {
+    const varying = new Set([pool[0].id, pool[1].id]);
+    const keep = trainer({ dynamicSampling: false }, taskJudge(varying));
+    const drop = trainer({ dynamicSampling: false, negativeAdvantages: 'drop' }, taskJudge(varying));
+    const w0 = snapshot(keep.actParams());
+    const mk = await keep.trainStep();
+    const md = await drop.trainStep();
+    // Same rollouts and advantages (the metrics are of the computed advantages); fewer rows in the update.
+    expect(md.rows).toBe(mk.rows);
+    expect(md.advActAbs).toBeCloseTo(mk.advActAbs, 12);
+    expect(md.updateRows!).toBeGreaterThan(0);
+    expect(md.updateRows!).toBeLessThan(mk.updateRows!);
+    const pk = keep.actParams(), pd = drop.actParams();
+    let diff = 0, moved = 0;
+    for (const k of Object.keys(pk)) for (let i = 0; i < pk[k].length; i++) {
+      diff = Math.max(diff, Math.abs(pk[k][i] - pd[k][i]));
+      moved = Math.max(moved, Math.abs(pd[k][i] - w0[k][i]));
+    }
+    expect(moved).toBeGreaterThan(1e-5);
+    expect(diff).toBeGreaterThan(1e-6);
+  });
+
   it('reports KL to the initial policy, the update-to-weight ratio and the warmed-up learning rate', async () => {
     const t = trainer({ dynamicSampling: false, warmupSteps: 4, lr: 1e-3 }, taskJudge(new Set(pool.map((x) => x.id))));
     const m1 = await t.trainStep();

@@ -51,6 +51,11 @@ describe('GRPO trainer', () => {
     const bad = validateTrainConfig({ errorReward: 'zero' as never, judgeOn: 'shown' as never, singletonGroups: 'none' as never, emptyPenalty: 0.1, variant: 'toString' as never });
     expect(bad.ok).toBe(false);
     if (!bad.ok) for (const k of ['errorReward', 'judgeOn', 'singletonGroups', 'emptyPenalty', 'variant']) expect(bad.errors.join('\n')).toMatch(new RegExp(k));
+    expect(DEFAULT_TRAIN_CONFIG.negativeAdvantages).toBe('keep');
+    expect(validateTrainConfig({ negativeAdvantages: 'drop' }).ok).toBe(true);
+    const neg = validateTrainConfig({ negativeAdvantages: 'clip' as never });
+    expect(neg.ok).toBe(false);
+    if (!neg.ok) expect(neg.errors.join('\n')).toMatch(/negativeAdvantages must be keep \| drop/);
   });
 
   it('every shipped config validates', () => {
