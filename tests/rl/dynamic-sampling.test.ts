@@ -45,6 +45,12 @@ function trainer(over: Partial<TrainConfig>, judge: RolloutJudge, draws: { round
 }
 
 const snapshot = (p: Params): Params => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, v.slice()]));
+/** Largest absolute difference between two parameter sets of the same shapes. */
+function maxAbsDiff(a: Params, b: Params): number {
+  let m = 0;
+  for (const k of Object.keys(a)) for (let i = 0; i < a[k].length; i++) m = Math.max(m, Math.abs(a[k][i] - b[k][i]));
+  return m;
+}
 
 describe('dynamic sampling', () => {
   it('refills uninformative groups with fresh tasks until the quota of informative groups is met', async () => {
@@ -97,12 +103,8 @@ describe('dynamic sampling', () => {
     const mb = await b.trainStep();
     expect(mb.updateRows).toBe(mb.rows);
     expect(ma.rows).toBe(mb.rows);
-    const pa = a.actParams(), pb = b.actParams();
-    let maxDiff = 0, moved = 0;
-    for (const k of Object.keys(pa)) for (let i = 0; i < pa[k].length; i++) {
-      maxDiff = Math.max(maxDiff, Math.abs(pa[k][i] - pb[k][i]));
-      moved = Math.max(moved, Math.abs(pa[k][i] - w0[k][i]));
-    }
+    const pa = a.actParams();
+    const maxDiff = maxAbsDiff(pa, b.actParams()), moved = maxAbsDiff(pa, w0);
     expect(moved).toBeGreaterThan(1e-5);
     expect(maxDiff).toBeLessThan(moved * 1e-2);
   });
@@ -119,12 +121,8 @@ describe('dynamic sampling', () => {
     expect(md.advActAbs).toBeCloseTo(mk.advActAbs, 12);
     expect(md.updateRows!).toBeGreaterThan(0);
     expect(md.updateRows!).toBeLessThan(mk.updateRows!);
-    const pk = keep.actParams(), pd = drop.actParams();
-    let diff = 0, moved = 0;
-    for (const k of Object.keys(pk)) for (let i = 0; i < pk[k].length; i++) {
-      diff = Math.max(diff, Math.abs(pk[k][i] - pd[k][i]));
-      moved = Math.max(moved, Math.abs(pd[k][i] - w0[k][i]));
-    }
+    const pd = drop.actParams();
+    const diff = maxAbsDiff(keep.actParams(), pd), moved = maxAbsDiff(pd, w0);
     expect(moved).toBeGreaterThan(1e-5);
     expect(diff).toBeGreaterThan(1e-6);
   });

@@ -40,9 +40,12 @@ function WrappedTick(props: { x?: number; y?: number; payload?: { value?: unknow
 }
 const tooltip = { contentStyle: { background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }, labelStyle: { color: '#9aa6b8' } };
 
+/** The ablation summary the training curves, their verdict table and the mechanism scatter all describe (bc.file). */
+const chosenAblation = (file: string) => ABLATIONS.find((a) => a.file === file) ?? ABLATIONS[0];
+
 export function TrainingCurves() {
   const s = useApp((st) => st.settings);
-  const chosen = ABLATIONS.find((a) => a.file === s['bc.file']) ?? ABLATIONS[0];
+  const chosen = chosenAblation(s['bc.file']);
   if (!chosen) {
     return <Empty>No ablation summary under docs/results/ yet: <code>npm run ablation -- --world files --model models/envace-small --config C --out runs/ablation</code> writes one.</Empty>;
   }
@@ -110,7 +113,7 @@ function VerdictTable(props: { sum: AblationSummary; metric: 'success' | 'checkl
 export function MechanismScatter() {
   const s = useApp((st) => st.settings);
   const ref = useRef<HTMLDivElement>(null);
-  const chosen = ABLATIONS.find((a) => a.file === s['bc.file']) ?? ABLATIONS[0];
+  const chosen = chosenAblation(s['bc.file']);
   if (!chosen) return null;
   const fid = s['bc.fid'] as MechanismFidelity;
   const spec = MECHANISM_FIDELITY.find((m) => m.key === fid)!;
