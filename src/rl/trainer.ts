@@ -46,7 +46,7 @@ export interface TrainConfig {
   topK: number;
   /** Act generations per episode (the reference's max_assistant_turns, 30); every built-in expert fits. */
   maxTurns: number;
-  reward: 'checklist' | 'outcome' | 'both';
+  reward: 'checklist' | 'outcome' | 'both' | 'success';
   /** Added to a row's reward when its decoded text is blank (≤ 0; the reference subtracts 0.1). */
   emptyPenalty: number;
   /** Reward of an episode a fatal error ended (see RolloutConfig.errorReward); the same rule in evaluation. */
@@ -102,6 +102,18 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   dynamicSampling: true, maxRefills: 8, warmupSteps: 10, negativeAdvantages: 'keep',
 };
 
+/** A trajectory's training reward under `reward` (t.reward already follows `errorReward`). */
+export function trajectoryReward(t: Trajectory, reward: TrainConfig['reward'], errorReward: ErrorReward): number {
+  // 'zero-episode' zeroes the outcome part too.
+  if (t.error && errorReward === 'zero-episode') return 0;
+  // 'success' is the evaluation's own metric: the verified state AND every checklist item (replies included), so
+  // a policy cannot earn it by reaching the right state and then replying with one word ('outcome' can).
+  if (reward === 'success') return succeeded(t);
+  const checklist = t.reward ?? t.verdict?.score ?? 0;
+  const outcome = t.verdict?.outcome?.passed ? 1 : 0;
+  return reward === 'checklist' ? checklist : reward === 'outcome' ? outcome : 0.5 * (checklist + outcome);
+}
+
 /** Structured config validation: every problem, not just the first. */
 export function validateTrainConfig(c: Partial<TrainConfig>): { ok: true; config: TrainConfig } | { ok: false; errors: string[] } {
   // A config file may hold any JSON: anything but an object is one problem, not a TypeError.
@@ -132,7 +144,7 @@ export function validateTrainConfig(c: Partial<TrainConfig>): { ok: true; config
   if (!JUDGE_ON.includes(cfg.judgeOn)) errors.push(`judgeOn must be ${JUDGE_ON.join(' | ')} (got ${JSON.stringify(cfg.judgeOn)})`);
   if (!['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'].includes(cfg.lossAggMode)) errors.push('lossAggMode is not a verl mode');
   if (!['none', 'k1', 'k2', 'k3'].includes(cfg.klType)) errors.push('klType must be none | k1 | k2 | k3');
-  if (!['checklist', 'outcome', 'both'].includes(cfg.reward)) errors.push('reward must be checklist | outcome | both');
+  if (!['checklist', 'outcome', 'both', 'success'].includes(cfg.reward)) errors.push('reward must be checklist | outcome | both | success');
   if (!['keep', 'drop'].includes(cfg.negativeAdvantages)) errors.push(`negativeAdvantages must be keep | drop (got ${JSON.stringify(cfg.negativeAdvantages)})`);
   return errors.length ? { ok: false, errors } : { ok: true, config: cfg };
 }
@@ -263,11 +275,7 @@ export class GrpoTrainer {
   }
 
   private trajectoryReward(t: Trajectory): number {
-    // t.reward already follows cfg.errorReward; 'zero-episode' zeroes the outcome part too.
-    if (t.error && this.cfg.errorReward === 'zero-episode') return 0;
-    const checklist = t.reward ?? t.verdict?.score ?? 0;
-    const outcome = t.verdict?.outcome?.passed ? 1 : 0;
-    return this.cfg.reward === 'checklist' ? checklist : this.cfg.reward === 'outcome' ? outcome : 0.5 * (checklist + outcome);
+    return trajectoryReward(t, this.cfg.reward, this.cfg.errorReward);
   }
 
   /** One rollout pass over `tasks` (K samples each) with the step's generators and settings. */

@@ -25,7 +25,7 @@ export const ADVANTAGES = ['role-wise', 'pooled', 'per-role'] as const;
 export const STD_NORMS = ['none', 'group', 'batch'] as const;
 export const LOSS_AGGS = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] as const;
 export const KL_TYPES = ['none', 'k1', 'k2', 'k3'] as const;
-export const REWARDS = ['checklist', 'outcome', 'both'] as const;
+export const REWARDS = ['checklist', 'outcome', 'both', 'success'] as const;
 /** src/agent/rollout.ts ERROR_REWARDS and JUDGE_ON (reference default first). */
 export const ERROR_REWARD_RULES = ['keep-completed-turns', 'zero-episode'] as const;
 export const JUDGE_ON_CHOICES = ['transcript', 'real'] as const;
