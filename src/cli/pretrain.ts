@@ -16,7 +16,7 @@
 // intervals over tasks) every so many CPU-minutes of training, writes the folder and its eval.json there
 // (a resumable checkpoint: continue with --init and --task-offset), and stops at --budget CPU-minutes.
 
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { evaluate, succeeded, type EvalResult } from '../agent/evaluate';
 import { COMPACT_CHAT_TEMPLATE, PROTOCOL_TOKENS } from '../agent/chatTemplate';
@@ -40,6 +40,7 @@ import { PERSON_NAMES } from '../envs/worlds/retail/db';
 import type { Task } from '../envs/types';
 import { cliArgs, defineCli } from './args';
 import { progress } from './util';
+import { memorySftExamples } from '../tts/memory-sft';
 
 const cli = defineCli({
   name: 'sft',
@@ -82,6 +83,9 @@ const cli = defineCli({
     'copy-weight': { type: 'number', help: 'loss weight of target word tokens that also occur in the prompt (names, ids and tool names copied from the context)', default: 1, min: 0 },
     'curve-every': { type: 'number', help: 'evaluate held-out success every so many training CPU-minutes (0 = only at the end)', default: 0, min: 0 },
     budget: { type: 'number', help: 'stop after this many training CPU-minutes (cumulative with --init\'s)', min: 0 },
+    'memory-pool': { type: 'int', help: 'train tasks per world replayed with the --init policy\'s own rehearsal memory in every Act prompt (src/tts/memory-sft.ts; N 1–4, parallel or sequential, full or best-calls, drawn per conversation); needs --init', default: 0, min: 0 },
+    'memory-offset': { type: 'int', help: 'first train task of the memory pool', default: 3000, min: 0 },
+    'memory-mix': { type: 'int', help: 'memory conversations added to every step', default: 0, min: 0 },
     'no-run': { type: 'boolean', help: 'parse only' },
   },
 });
@@ -228,6 +232,8 @@ async function main() {
     const rng = new Rng(seed + 17);
     const drillRng = new Rng(seed + 53 + priorSteps);
     const drill = (n: number) => sftTokenRows(copyDrill(drillRng, n), tok, maxContext);
+    const memoryConvs = await memoryConversations(init, tok, profile, dir0(name));
+    const memRng = new Rng(seed + 73);
     const fresh = args.fresh ? new FreshConversations(tok, profile, args['task-offset'] || (initMeta.trainTasksSeen ?? 0), new Rng(seed + 29)) : null;
     const bar = progress(steps, name);
     const t0 = Date.now();
@@ -240,7 +246,7 @@ async function main() {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
         meta: {
           size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
-          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], errorShare: args['error-share'], scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], rehearseShare: args['rehearse-share'], lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], errorShare: args['error-share'], scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined, lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
           examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
           cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,
         },
@@ -260,6 +266,7 @@ async function main() {
       else if (byConversation) pick = (fresh ? await fresh.next(batchSize) : Array.from({ length: batchSize }, () => conversations[rng.int(conversations.length)])).flat();
       else pick = pickSftRows(rows, rng, batchSize, BUCKETS);
       if (args['copy-mix'] > 0 && priorSteps + s >= args['copy-warmup']) pick = [...pick, ...drill(args['copy-mix'])];
+      if (memoryConvs.length && args['memory-mix'] > 0) pick = [...pick, ...Array.from({ length: args['memory-mix'] }, () => memoryConvs[memRng.int(memoryConvs.length)]).flat()];
       if (s === 0 && args['copy-weight'] !== 1) {
         const t = pick.flatMap((row) => row.weights.filter((w, i) => i > 0 && w > 0));
         const ex = pick.find((row) => row.weights.some((w) => w > 1));
@@ -289,6 +296,33 @@ async function main() {
     summary[name] = { params: countParams(cfg), finalLoss: Number(ema.toFixed(4)), trainSeconds: Math.round(secs), cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), trainedPerProcessed: Number((trained / Math.max(1, processed)).toFixed(3)), evals };
   }
   console.log(JSON.stringify(summary, null, 2));
+}
+
+const dir0 = (name: string) => join(outDir, name);
+
+/**
+ * `--memory-pool`: the pool's conversations with the --init policy's rehearsal memory in every Act prompt (computed
+ * once, before training; the memories are written to OUT/NAME.memories.jsonl for inspection).
+ */
+async function memoryConversations(init: Awaited<ReturnType<typeof loadModelFolder>> | undefined, tok: BPETokenizer, profile: PromptProfile, dir: string): Promise<SftRow[][]> {
+  if (args['memory-pool'] === 0) return [];
+  if (!init) throw new Error('--memory-pool needs --init: the memories are the initial policy\'s own rehearsals');
+  const policy = await samplerFromFolder(init, nodeRuntime(), { name: 'memory-policy' });
+  const rng = new Rng(seed + 71);
+  const pool = worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: args['memory-pool'], offset: args['memory-offset'], difficulty: args.difficulty }));
+  const bar = progress(pool.length, 'memories');
+  const r = await memorySftExamples(pool, {
+    policy, rollout: rolloutSettings(profile), maxContext, countTokens: (s) => tok.encode(s).length, seed,
+    draw: () => ({ n: 1 + rng.int(4), strategy: rng.uniform() < 0.5 ? 'parallel' : 'sequential', memory: rng.uniform() < 0.5 ? 'full' : 'best-calls' }),
+  }, () => bar.tick(''));
+  bar.done();
+  await policy.release();
+  await mkdir(outDir, { recursive: true });
+  await writeFile(`${dir}.memories.jsonl`, r.memories.map((m) => JSON.stringify(m)).join('\n') + '\n');
+  const convs = sftConversationRows(r.examples, tok, maxContext).map((rows) => copyWeighted(rows, tok));
+  const withPlan = r.memories.filter((m) => m.memory).length;
+  log(`memory pool: ${convs.length} conversations (${r.incomplete.length} incomplete left out), ${r.memories.length} memories (${withPlan} non-empty, mean ${(r.memories.reduce((a, m) => a + m.memoryTokens, 0) / Math.max(1, r.memories.length)).toFixed(0)} tokens)`);
+  return convs;
 }
 
 const HELD_OUT_PROTOCOL = 'greedy (temperature 0, one sample per task), real environment, the first N test-split tasks of each world (all difficulties, and difficulty 1 alone); success = final state equals the expert\'s and every checklist item passed; 95% bootstrap interval over tasks (2,000 resamples); cpuMinutes = process CPU time of training (all threads), evaluation excluded';
