@@ -130,27 +130,29 @@ function summarize(c: Config, rows: TaskRow[], base: TaskRow[] | undefined, seco
 }
 
 async function loadPolicy(a: { model?: string; expert: boolean; threads: number }, tasks: Task[]) {
-  if (a.expert) return { policy: expertGenerator(tasks) as TextGenerator, format: compactFormat as ChatFormat, settings: {}, release: async () => {} };
+  if (a.expert) return { policy: expertGenerator(tasks) as TextGenerator, format: compactFormat as ChatFormat, settings: {}, release: async () => {}, memoryTrained: false };
   // A Hugging Face model (onnx-community folder, hub id or URL): the loader, chat template and prompting of
   // `npm run rollout -- --model HF` and of the browser worker (src/worker/hf-rollout-config.ts).
   if (isHfModelRef(a.model!)) {
     const hf = await import('../engine/hf/node');
     const m = await hf.loadHfModelNode(a.model!, { name: `policy:hf:${a.model}`, progress: hf.progressPrinter(process.stderr) });
-    return { policy: m.generator as TextGenerator, format: formatForTokenizerConfig(m.tokenizerConfig), settings: hfRolloutSettings(), release: () => m.generator.release() };
+    return { policy: m.generator as TextGenerator, format: formatForTokenizerConfig(m.tokenizerConfig), settings: hfRolloutSettings(), release: () => m.generator.release(), memoryTrained: false };
   }
   const [{ loadModelFolder }, { samplerFromFolder }, { createNodeRuntime }] = await Promise.all([
     import('../engine/modelFolder'), import('../engine/sampler'), import('../engine/runtime-node'),
   ]);
   const folder = await loadModelFolder(a.model!);
   const s = await samplerFromFolder(folder, createNodeRuntime({ threads: a.threads }), { mode: 'fast' });
-  return { policy: s as TextGenerator, format: formatForTokenizerConfig(folder.tokenizerConfig), settings: rolloutSettings(profileFromConfig(folder.rawConfig)), release: () => s.release() };
+  // Trained with rehearsal memories in its Act prompts (`npm run sft -- --memory-pool`): the memory is in distribution.
+  const memoryTrained = Number((folder.rawConfig.envace as { memoryPool?: number } | undefined)?.memoryPool ?? 0) > 0;
+  return { policy: s as TextGenerator, format: formatForTokenizerConfig(folder.tokenizerConfig), settings: rolloutSettings(profileFromConfig(folder.rawConfig)), release: () => s.release(), memoryTrained };
 }
 
 async function main() {
   const a = cliArgs(TTS_CLI);
   if (!a.model && !a.expert) { process.stderr.write('tts: need --model DIR (or --expert)\n'); process.exit(2); }
   const tasks = getWorld(a.world).tasks({ split: 'test', count: a.tasks });
-  const { policy, format, settings, release } = await loadPolicy({ model: a.model, expert: a.expert, threads: a.threads }, tasks);
+  const { policy, format, settings, release, memoryTrained } = await loadPolicy({ model: a.model, expert: a.expert, threads: a.threads }, tasks);
   const configs: Config[] = [];
   if (a.n.includes(0)) configs.push({ strategy: 'none', n: 0, memory: 'none' });
   for (const strategy of a.strategy as Strategy[]) for (const n of a.n.filter((x) => x > 0)) for (const memory of a.memory as MemoryKind[]) configs.push({ strategy, n, memory });
@@ -174,7 +176,7 @@ async function main() {
       model: a.expert ? 'expert' : a.model, world: a.world, split: 'test', tasksRequested: a.tasks,
       tasksDone: rows.get(key(configs[configs.length - 1]))?.length ?? 0, partial,
       protocol: { k: a.k, temperature: a.temperature, topP: a['top-p'], attemptTemperature: a['attempt-temperature'], seed: a.seed, maxNewTokens: a['max-new-tokens'] ?? 'profile', ci: `95% percentile bootstrap over tasks (${a.resamples} resamples)` },
-      assessor: a.assessor, memoryTokens: a['memory-tokens'], cache: !a['no-cache'],
+      assessor: a.assessor, memoryTokens: a['memory-tokens'], cache: !a['no-cache'], memoryTrained,
       note: 'seconds are wall time of each configuration on a shared machine; with the attempt cache later configurations reuse earlier attempts (generationsPerTask counts them all)',
       seconds: Math.round((Date.now() - t0) / 100) / 10,
       configs: configs.map((c) => {

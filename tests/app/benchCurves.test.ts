@@ -93,3 +93,28 @@ describe('budgetRows on the committed sweep', () => {
     expect(isEvalJson({ ...EVALS[0].data, success: undefined })).toBe(false);
   });
 });
+
+describe('the rehearsal chart opens on a memory-trained sweep', () => {
+  const full = (file: string, model: string, tasksDone: number, memoryTrained?: boolean) => ({
+    file, data: { ...TTS[0].data, model, tasksDone, memoryTrained, configs: Array.from({ length: 5 }, () => TTS[0].data.configs[0]) },
+  });
+  it('prefers the largest memory-trained sweep, then a starter, then the first full one', async () => {
+    const { defaultSweep } = await import('../../src/app/components/bench/results');
+    const a = full('tts-a.json', 'models/envace-small', 60);
+    const s = full('tts-s.json', 'models/files-starter', 40);
+    const m40 = full('tts-m40.json', 'runs/files-starter-mem', 40, true);
+    const m100 = full('tts-m100.json', 'runs/files-starter-mem', 100, true);
+    expect(defaultSweep([a, s, m40, m100])?.file).toBe('tts-m100.json');
+    expect(defaultSweep([a, s, m40])?.file).toBe('tts-m40.json');
+    expect(defaultSweep([a, s])?.file).toBe('tts-s.json');
+    expect(defaultSweep([a])?.file).toBe('tts-a.json');
+    // A memory-trained sweep of fewer than four configurations is not a sweep to open on.
+    expect(defaultSweep([s, { ...m100, data: { ...m100.data, configs: m100.data.configs.slice(0, 2) } }])?.file).toBe('tts-s.json');
+  });
+  it('the committed files: the default is memory-trained once such a sweep is committed', async () => {
+    const { defaultSweep } = await import('../../src/app/components/bench/results');
+    const d = defaultSweep(TTS);
+    expect(d).toBeDefined();
+    if (TTS.some((t) => t.data.memoryTrained && t.data.configs.length > 3)) expect(d!.data.memoryTrained).toBe(true);
+  });
+});

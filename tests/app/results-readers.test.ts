@@ -14,6 +14,8 @@ describe('results readers', () => {
   it('accept the committed files and refuse each kind of damage', () => {
     expect(readAblationSummary(SUMMARY)).not.toBeNull();
     expect(readTtsResult(json('docs/results/tts-envace-small-files.json'))).not.toBeNull();
+    expect(readTtsResult({ ...json('docs/results/tts-envace-small-files.json'), memoryTrained: true })).not.toBeNull();
+    expect(readTtsResult({ ...json('docs/results/tts-envace-small-files.json'), memoryTrained: 'yes' })).toBeNull();
     expect(readEvalJson(json('docs/results/eval/envace-small-files-greedy.json'))).not.toBeNull();
     expect(readBudgetSweep(json('docs/results/budget-small/summary.json'))).not.toBeNull();
     for (const bad of [

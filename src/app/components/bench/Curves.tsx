@@ -12,7 +12,7 @@ import { Empty, Field, Panel } from '../ui';
 import { ChartLegend, CurveChart, ExportButtons, PALETTE } from './CurveChart';
 import { MARKERS, markerPath } from '../legend';
 import { csvLine } from '../../../shared/csv';
-import { ABLATIONS, ablationCurves, MECHANISM_FIDELITY, mechanismCorrelation, mechanismPoints, orderingRows, isStarter, BUDGETS, budgetRows, CURVE_METRICS, EVALS, evalSuiteRows, modelName, TTS, ttsSweep, type AblationSummary, type CurveMetric, type MechanismFidelity, type EvalMetric, type Row, type TtsMetric } from './results';
+import { ABLATIONS, ablationCurves, MECHANISM_FIDELITY, mechanismCorrelation, mechanismPoints, orderingRows, isStarter, defaultSweep, BUDGETS, budgetRows, CURVE_METRICS, EVALS, evalSuiteRows, modelName, TTS, ttsSweep, type AblationSummary, type CurveMetric, type MechanismFidelity, type EvalMetric, type Row, type TtsMetric } from './results';
 
 const axis = { stroke: '#8a96aa', fontSize: 11, tickLine: false } as const;
 
@@ -157,8 +157,10 @@ export function MechanismScatter() {
 
 export function RehearsalSweep() {
   const s = useApp((st) => st.settings);
-  // Opens on a competent starter's full sweep when there is one (issue 24), else the first full sweep.
-  const fallback = TTS.find((t) => isStarter(t.data.model) && t.data.configs.length > 3) ?? TTS.find((t) => t.data.configs.length > 3) ?? TTS[0];
+  // Opens on the largest full sweep of a policy trained with memories in its prompts (issue 20 §3: without that
+  // training the memory is out of distribution and success collapses), else a competent starter's full sweep
+  // (issue 24), else the first full sweep.
+  const fallback = defaultSweep(TTS);
   const chosen = TTS.find((t) => t.file === s['bt.file']) ?? fallback;
   if (!chosen) return <Empty>No rehearsal sweep under docs/results/ yet: <code>npm run tts -- --model models/envace-small --world files --n 0,1,2,3,4 --strategy parallel,sequential --json</code>.</Empty>;
   const t = chosen.data;
@@ -175,6 +177,7 @@ export function RehearsalSweep() {
       note={<>
         {modelName(t.model)} on {t.world}, {t.tasksDone} held-out tasks, k = {t.protocol.k} at T {t.protocol.temperature}, top-p {t.protocol.topP}, seed {t.protocol.seed};
         {' '}{t.assessor === 'rules' ? 'rule-based self-evaluation' : `${t.assessor} self-evaluation`}; 95% bootstrap over tasks. N = 0 is the same no-rehearsal run for every line.
+        {t.memoryTrained ? ' This policy was trained with rehearsal memories in its Act prompts (npm run sft -- --memory-pool).' : ' This policy never saw a memory in training: the memory is out of distribution for it.'}
         <div data-testid="rehearsal-policies"><strong>Base vs EnvACE-trained policy:</strong> {models.length < 2
           ? `only the base policy (${models.join(', ')}) has a sweep; no EnvACE-trained policy exists yet, so the comparison the paper makes (EnvACE policy gains, base does not) cannot be drawn.`
           : `sweeps exist for ${models.join(', ')}; pick the file to switch policy.`}</div>

@@ -20,7 +20,11 @@ export interface AblationSummary {
   runs: AblationRun[];
 }
 export interface TtsConfig { strategy: string; n: number; memory: string; tasks: number; success: Estimate; checklist: Estimate; passAtK: Estimate; promptTokens?: { firstTurn: number } }
-export interface TtsResult { model: string; world: string; tasksDone: number; memoryTokens: number; protocol: { k: number; temperature: number; topP: number; seed: number }; assessor: string; configs: TtsConfig[] }
+export interface TtsResult {
+  model: string; world: string; tasksDone: number; memoryTokens: number;
+  /** The policy was trained with rehearsal memories in its Act prompts (npm run sft --memory-pool). */
+  memoryTrained?: boolean;
+  protocol: { k: number; temperature: number; topP: number; seed: number }; assessor: string; configs: TtsConfig[] }
 export interface EvalJson { protocol: string; model: string; world: string; n_tasks: number; k: number; seed: number; difficulty?: number | string; success: Estimate; outcome: Estimate; checklist: Estimate; pass_at_k: Estimate }
 
 /**
@@ -76,6 +80,7 @@ export function readBudgetSweep(x: unknown): { protocol: AblationSummary['protoc
 /** A private-rehearsal sweep (`npm run tts -- --json`). */
 export function readTtsResult(x: unknown): TtsResult | null {
   if (!isObj(x) || !isStr(x.model) || !isStr(x.world) || !isNum(x.tasksDone) || !isNum(x.memoryTokens) || !isStr(x.assessor)) return null;
+  if (x.memoryTrained !== undefined && typeof x.memoryTrained !== 'boolean') return null;
   const p = x.protocol;
   if (!isObj(p) || !isNum(p.k) || !isNum(p.temperature) || !isNum(p.topP) || !isNum(p.seed)) return null;
   if (!Array.isArray(x.configs) || !x.configs.every((c) => isObj(c) && isStr(c.strategy) && isNum(c.n) && isStr(c.memory) && isNum(c.tasks)

@@ -41,3 +41,13 @@ export const TTS = load<TtsResult>(import.meta.glob('/docs/results/tts-*.json', 
 /** `npm run eval -- --json` reports; other JSON dropped into eval/ (e.g. a fidelity report) is skipped, not drawn. */
 export const EVALS = load<EvalJson>(import.meta.glob('/docs/results/eval/*.json', { eager: true, import: 'default' }), readEvalJson, 'eval report');
 export const BUDGETS = load(SUMMARIES, readBudgetSweep, 'budget sweep', true).map((a) => ({ file: a.file, protocol: a.data.protocol, sweep: a.data.sweep }));
+
+/**
+ * The sweep the rehearsal chart opens on: the largest full sweep of a policy trained with memories in its prompts
+ * (issue 20 §3), else a competent starter's full sweep (issue 24), else the first full sweep, else the first.
+ */
+export function defaultSweep<T extends { file: string; data: TtsResult }>(sweeps: T[]): T | undefined {
+  const full = sweeps.filter((t) => t.data.configs.length > 3);
+  const trained = full.filter((t) => t.data.memoryTrained).sort((a, b) => b.data.tasksDone - a.data.tasksDone || a.file.localeCompare(b.file));
+  return trained[0] ?? full.find((t) => isStarter(t.data.model)) ?? full[0] ?? sweeps[0];
+}
