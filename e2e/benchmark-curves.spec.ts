@@ -106,8 +106,13 @@ test('shipped curves are drawn with no compute (time printed), and CSV export ma
 
   // Rehearsal sweep CSV = the tts JSON's configs (N = 0 starts every line).
   await page.locator('#f-bt\\.mem').selectOption('both');
-  // The sweep opens on the files starter's (issue 24: the competent policy first).
-  const tts = JSON.parse(fs.readFileSync('docs/results/tts-files-starter-files.json', 'utf8')) as { configs: { strategy: string; n: number; memory: string; success: { mean: number; ci95: [number, number] } }[] };
+  // The sweep opens on the largest sweep of a memory-trained policy (issue 20 §3; ties by file name).
+  type Tts = { memoryTrained?: boolean; tasksDone: number; configs: { strategy: string; n: number; memory: string; success: { mean: number; ci95: [number, number] } }[] };
+  const opened = (fs.readdirSync('docs/results') as string[]).filter((f) => /^tts-.*\.json$/.test(f)).sort()
+    .map((f) => JSON.parse(fs.readFileSync(`docs/results/${f}`, 'utf8')) as Tts)
+    .filter((t) => t.memoryTrained && t.configs.length > 3).sort((a, b) => b.tasksDone - a.tasksDone);
+  expect(opened.length).toBeGreaterThan(0);
+  const tts = opened[0];
   const sweep = await csvOf(page, 'curve-rehearsal-csv');
   expect(sweep[0]).toEqual(['n', 'series', 'mean', 'ci_lo', 'ci_hi']);
   const none = tts.configs.find((c) => c.n === 0)!;
