@@ -232,15 +232,16 @@ async function main() {
     const rng = new Rng(seed + 17);
     const drillRng = new Rng(seed + 53 + priorSteps);
     const drill = (n: number) => sftTokenRows(copyDrill(drillRng, n), tok, maxContext);
-    const memoryConvs = await memoryConversations(init, tok, profile, dir0(name));
-    const memRng = new Rng(seed + 73);
     const fresh = args.fresh ? new FreshConversations(tok, profile, args['task-offset'] || (initMeta.trainTasksSeen ?? 0), new Rng(seed + 29)) : null;
+    // Before the clock starts: the pool's rollouts are not training time.
+    const dir = join(outDir, name);
+    const memoryConvs = await memoryConversations(init, tok, profile, dir);
+    const memRng = new Rng(seed + 73);
     const bar = progress(steps, name);
     const t0 = Date.now();
     let ema = NaN, trainCpu = 0, lastCurve = 0, trained = 0, processed = 0;
     const curve: { step: number; loss: number }[] = [];
     const points: CurvePoint[] = [...priorPoints];
-    const dir = join(outDir, name);
     const save = async (stepsDone: number, evalNow: boolean) => {
       await writeModelFolder(dir, {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
@@ -297,8 +298,6 @@ async function main() {
   }
   console.log(JSON.stringify(summary, null, 2));
 }
-
-const dir0 = (name: string) => join(outDir, name);
 
 /**
  * `--memory-pool`: the pool's conversations with the --init policy's rehearsal memory in every Act prompt (computed
