@@ -47,6 +47,7 @@ export const ABLATION_CLI = defineCli({
   options: {
     world: { type: 'string', help: 'built-in world', choices: worldNames(), default: 'files' },
     seeds: { type: 'int', help: 'seeds 1..N per variant', default: 5, min: 1 },
+    'seed-list': { type: 'numbers', help: 'these seeds instead of 1..N (e.g. one process per core on disjoint seeds, same --out)', min: 1 },
     steps: { type: 'int', help: 'training steps per run', default: 10, min: 0 },
     model: { type: 'string', help: 'starting model folder', default: 'models/envace-small' },
     config: { type: 'string', help: 'JSON training config shared by every run' },
@@ -54,12 +55,14 @@ export const ABLATION_CLI = defineCli({
     budget: { type: 'numbers', help: 'real-environment budget sweep: shares p of training tool calls executed in the real environment', min: 0, max: 1 },
     'budget-variant': { type: 'string', help: 'variant trained at every budget', choices: BUDGET_VARIANTS, default: 'envace' },
     tasks: { type: 'int', help: 'held-out evaluation tasks', default: 100, min: 1 },
+    offset: { type: 'int', help: 'index of the first held-out task in the test split (a slice nobody tuned on)', default: 0, min: 0 },
     difficulty: { type: 'int', help: 'held-out tasks of this difficulty only (1–3; default all; training tasks: the config\'s "difficulty")', min: 1, max: 3 },
     k: { type: 'int', help: 'samples per task (Avg@k)', default: PAPER_PROTOCOL.k, min: 1 },
     temperature: { type: 'number', help: 'evaluation temperature (0 = greedy)', default: PAPER_PROTOCOL.temperature, min: 0 },
     'top-p': { type: 'number', help: 'evaluation nucleus filter', default: PAPER_PROTOCOL.topP, min: 0, max: 1 },
     resamples: { type: 'int', help: 'bootstrap resamples', default: DEFAULT_RESAMPLES, min: 100 },
     out: { type: 'string', help: 'output folder', default: 'runs/ablation' },
+    results: { type: 'string', help: 'also write each finished (variant, seed) result here at once, as VARIANT-seedS.json (e.g. under docs/results/), so a stop loses at most the run in flight' },
   },
 });
 
@@ -95,7 +98,7 @@ export interface VariantSummary {
 export interface AblationSummary {
   format: typeof SUMMARY_FORMAT;
   protocol: {
-    world: string; split: 'test'; n_tasks: number; k: number; temperature: number; top_p: number;
+    world: string; split: 'test'; n_tasks: number; offset?: number; k: number; temperature: number; top_p: number;
     seeds: number[]; steps: number; model: string; config: RunSpec;
     /** Held-out tasks of this difficulty only (absent: all). */
     difficulty?: number;
@@ -251,7 +254,7 @@ export function summaryMarkdown(s: AblationSummary): string {
   const p = s.protocol;
   const lines = [
     `Ablation on the built-in **${p.world}** world from \`${p.model}\`: seeds ${p.seeds.join(', ')} × ${p.steps} steps per variant. ` +
-    `Evaluation: ${p.n_tasks} held-out tasks${p.difficulty ? ` of difficulty ${p.difficulty}` : ""}${p.config.difficulty ? ` (training tasks of difficulty ${p.config.difficulty})` : ""}, Avg@${p.k} at T ${p.temperature}, top-p ${p.top_p}, real environment; the base model is evaluated per seed like every trained one. ` +
+    `Evaluation: ${p.n_tasks} held-out tasks${p.offset ? ` (test tasks ${p.offset}–${p.offset + p.n_tasks - 1})` : ''}${p.difficulty ? ` of difficulty ${p.difficulty}` : ""}${p.config.difficulty ? ` (training tasks of difficulty ${p.config.difficulty})` : ""}, Avg@${p.k} at T ${p.temperature}, top-p ${p.top_p}, real environment; the base model is evaluated per seed like every trained one. ` +
     `Means with 95% bootstrap intervals over seeds × tasks (${p.bootstrap.resamples} resamples); differences by a paired bootstrap over the same seeds and tasks.`,
     '',
     '| variant | success | state check | checklist | pass@k | Δ success vs base | Δ checklist vs base | s/step |',
@@ -271,15 +274,21 @@ function labelShort(v: string): string { return v === BASE ? 'base' : ((VARIANTS
 async function main() {
   const a = cliArgs(ABLATION_CLI);
   const base: RunSpec = a.config ? JSON.parse(await readFile(a.config, 'utf8')) : {};
-  const seeds = Array.from({ length: a.seeds }, (_, i) => i + 1);
+  const seeds = a['seed-list']?.length ? [...new Set(a['seed-list'])] : Array.from({ length: a.seeds }, (_, i) => i + 1);
+  if (!seeds.every((x) => Number.isInteger(x))) throw new Error(`--seed-list takes whole numbers, got ${seeds.join(',')}`);
+  if (a.results) await mkdir(a.results, { recursive: true });
+  const save = async (dir: string, r: RunResult) => {
+    await writeFile(join(dir, 'result.json'), JSON.stringify(r) + '\n');
+    if (a.results) await writeFile(join(a.results, `${r.realFraction !== undefined ? `budget-p${r.realFraction}` : r.variant}-seed${r.seed}.json`), JSON.stringify(r) + '\n');
+  };
   const sampling = { k: a.k, temperature: a.temperature, topP: a['top-p'] };
   await mkdir(a.out, { recursive: true });
   const startFolder = await loadModelFolder(a.model);
   const runs: RunResult[] = [];
   const evaluate = async (folderPath: string | null, variant: string, seed: number, label: string) => {
     const folder = folderPath ? await loadModelFolder(folderPath) : startFolder;
-    const r = await evaluateFolder({ folder, model: folderPath ?? a.model, world: a.world, tasks: a.tasks, difficulty: a.difficulty, sampling: { ...sampling, seed }, label });
-    return { report: evalReport(r, { model: folderPath ?? a.model, world: a.world, ...sampling, seed }, { resamples: a.resamples, seed: hashSeed('bootstrap', seed) }), perTask: r.perTask };
+    const r = await evaluateFolder({ folder, model: folderPath ?? a.model, world: a.world, tasks: a.tasks, offset: a.offset, difficulty: a.difficulty, sampling: { ...sampling, seed }, label });
+    return { report: evalReport(r, { model: folderPath ?? a.model, world: a.world, offset: a.offset, ...sampling, seed }, { resamples: a.resamples, seed: hashSeed('bootstrap', seed) }), perTask: r.perTask };
   };
   const finished = async (dir: string): Promise<RunResult | null> => {
     const f = join(dir, 'result.json');
@@ -287,7 +296,7 @@ async function main() {
     const r = JSON.parse(await readFile(f, 'utf8')) as RunResult;
     const p = r.report;
     // A result measured with another protocol is not reused.
-    if (p.n_tasks !== a.tasks || (r.difficulty ?? undefined) !== a.difficulty || p.k !== a.k || p.temperature !== a.temperature || p.top_p !== a['top-p'] || p.world !== a.world || r.steps !== (r.variant === BASE ? 0 : a.steps)) return null;
+    if (p.n_tasks !== a.tasks || (p.offset ?? 0) !== a.offset || (r.difficulty ?? undefined) !== a.difficulty || p.k !== a.k || p.temperature !== a.temperature || p.top_p !== a['top-p'] || p.world !== a.world || r.steps !== (r.variant === BASE ? 0 : a.steps)) return null;
     process.stderr.write(`${r.variant}${r.realFraction !== undefined ? ` p ${r.realFraction}` : ''} seed ${r.seed}: done earlier (${f})\n`);
     return r;
   };
@@ -298,7 +307,7 @@ async function main() {
       await mkdir(dir, { recursive: true });
       const e = await evaluate(null, BASE, seed, `base seed ${seed} eval`);
       r = { variant: BASE, seed, steps: 0, secondsPerStep: null, ...e, curve: [], evals: [], difficulty: a.difficulty };
-      await writeFile(join(dir, 'result.json'), JSON.stringify(r) + '\n');
+      await save(dir, r);
     }
     runs.push(r);
   }
@@ -316,7 +325,7 @@ async function main() {
         });
         const e = await evaluate(join(dir, 'model'), variant, seed, `${variant} seed ${seed} eval`);
         r = { variant, seed, steps: a.steps, secondsPerStep: t.secondsPerStep, ...e, curve: await readJsonl(join(dir, 'metrics.jsonl')), evals: await readJsonl(join(dir, 'evals.jsonl')), difficulty: a.difficulty };
-        await writeFile(join(dir, 'result.json'), JSON.stringify(r) + '\n');
+        await save(dir, r);
       }
       runs.push(r);
     }
@@ -337,12 +346,12 @@ async function main() {
         });
         const e = await evaluate(join(dir, 'model'), a['budget-variant'], seed, `${label} eval`);
         r = { variant: a['budget-variant'], seed, steps: a.steps, secondsPerStep: t.secondsPerStep, ...e, curve: await readJsonl(join(dir, 'metrics.jsonl')), evals: await readJsonl(join(dir, 'evals.jsonl')), realFraction: p };
-        await writeFile(join(dir, 'result.json'), JSON.stringify(r) + '\n');
+        await save(dir, r);
       }
       budgetRuns.push(r);
     }
   }
-  const s = summarize(runs, { world: a.world, split: 'test', n_tasks: a.tasks, difficulty: a.difficulty, k: a.k, temperature: a.temperature, top_p: a['top-p'], seeds, steps: a.steps, model: a.model, config: base, resamples: a.resamples });
+  const s = summarize(runs, { world: a.world, split: 'test', n_tasks: a.tasks, offset: a.offset, difficulty: a.difficulty, k: a.k, temperature: a.temperature, top_p: a['top-p'], seeds, steps: a.steps, model: a.model, config: base, resamples: a.resamples });
   if (budget.length) s.budget = summarizeBudget([...runs.filter((r) => r.variant === BASE), ...budgetRuns], { variant: a['budget-variant'], fractions: budget, seeds, steps: a.steps, world: a.world, resamples: a.resamples });
   const md = summaryMarkdown(s) + (s.budget ? '\n' + budgetMarkdown(s.budget) : '');
   await writeFile(join(a.out, 'summary.json'), JSON.stringify(s, null, 2) + '\n');

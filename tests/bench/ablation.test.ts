@@ -73,5 +73,16 @@ describe('ablation command line', () => {
     expect(v.variants).toEqual(ABLATION_VARIANTS);
     if (adv.HEADLINE_VARIANTS) expect(ABLATION_VARIANTS).toEqual([...adv.HEADLINE_VARIANTS]);
     expect(() => parseCliArgs(ABLATION_CLI, ['--variants', 'envace,nope', '--seeds', '0'])).toThrow(/nope[\s\S]*|seeds/);
+    expect(v.offset).toBe(0);
+  });
+
+  it('takes a slice of the test split, an explicit seed list (one process per core) and a results folder', async () => {
+    const { parseCliArgs } = await import('../../src/cli/args');
+    const { ABLATION_CLI } = await import('../../src/cli/ablation');
+    const v = parseCliArgs(ABLATION_CLI, ['--offset', '300', '--seed-list', '2,3', '--results', 'docs/results/x']);
+    if (v === 'help') throw new Error('unexpected help');
+    expect(v).toMatchObject({ offset: 300, 'seed-list': [2, 3], results: 'docs/results/x' });
+    expect(() => parseCliArgs(ABLATION_CLI, ['--seed-list', '0'])).toThrow(/seed-list/);
+    expect(() => parseCliArgs(ABLATION_CLI, ['--offset', '-1'])).toThrow(/offset/);
   });
 });
