@@ -278,8 +278,9 @@ async function main() {
   if (!seeds.every((x) => Number.isInteger(x))) throw new Error(`--seed-list takes whole numbers, got ${seeds.join(',')}`);
   if (a.results) await mkdir(a.results, { recursive: true });
   const save = async (dir: string, r: RunResult) => {
-    await writeFile(join(dir, 'result.json'), JSON.stringify(r) + '\n');
-    if (a.results) await writeFile(join(a.results, `${r.realFraction !== undefined ? `budget-p${r.realFraction}` : r.variant}-seed${r.seed}.json`), JSON.stringify(r) + '\n');
+    const text = JSON.stringify(r) + '\n';
+    await writeFile(join(dir, 'result.json'), text);
+    if (a.results) await writeFile(join(a.results, `${r.realFraction !== undefined ? `budget-p${r.realFraction}` : r.variant}-seed${r.seed}.json`), text);
   };
   const sampling = { k: a.k, temperature: a.temperature, topP: a['top-p'] };
   await mkdir(a.out, { recursive: true });

@@ -5,7 +5,7 @@
 import type { LlamaConfig, Params } from './decoder';
 
 export function growLayers(cfg: LlamaConfig, params: Params, every = 1): { config: LlamaConfig; params: Params } {
-  if (!Number.isInteger(every) || every < 1) throw new Error(`--every must be a whole number ≥ 1, got ${every}`);
+  if (!Number.isInteger(every) || every < 1) throw new Error(`every must be a whole number ≥ 1, got ${every}`);
   const out: Params = {};
   for (const name of ['model.embed_tokens.weight', 'model.norm.weight', 'lm_head.weight']) if (params[name]) out[name] = params[name]!;
   let j = 0;
