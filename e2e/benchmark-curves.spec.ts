@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { expect, test, type Download, type Page } from '@playwright/test';
 import { openApp, shot } from './helpers';
+import { ablationOrder, type AblationSummary } from '../src/app/components/bench/readers';
 
 /** The plot itself (legend icons are small svg.recharts-surface elements too). */
 const PLOT = '.recharts-wrapper > svg.recharts-surface';
@@ -70,17 +71,12 @@ test('shipped curves are drawn with no compute (time printed), and CSV export ma
   expect(await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => /docs\/results/.test(e.name)).map((e) => e.name))).toEqual([]);
 
   // Lines and bands: each series draws a curve (Line) and a band (Area).
-  // The chart opens on a starter's ablation summary (issue 24), the one with the most trained runs (ties: first in
-  // path order).
-  const trained = (j: Summary) => j.runs.filter((r) => r.variant !== 'base').length;
-  const starter = (j: Summary & { protocol?: { model?: string } }) => (/(^|\/)(files|retail)-starter\/?$/.test(j.protocol?.model ?? '') ? 1 : 0);
-  const shownFile = (fs.readdirSync('docs/results', { recursive: true }) as string[]).filter((f) => /summary\.json$/.test(f)).sort()
-    .filter((f) => {
-      const j = JSON.parse(fs.readFileSync(`docs/results/${f}`, 'utf8')) as Summary & { format?: string };
-      return typeof j.format === 'string' && j.format.startsWith('envace-ablation-summary/') && trained(j) > 0;
-    })
-    .map((f) => { const j = JSON.parse(fs.readFileSync(`docs/results/${f}`, 'utf8')) as Summary; return { f, s: starter(j), n: trained(j) }; })
-    .reduce((best, x) => (x.s > best.s || (x.s === best.s && x.n > best.n) ? x : best)).f;
+  // The chart opens on the first summary in the page's own order (readers.ts ablationOrder: a starter's, then the
+  // most training behind it), over every committed ablation summary with a trained run.
+  const shownFile = (fs.readdirSync('docs/results', { recursive: true }) as string[]).filter((f) => /summary\.json$/.test(f))
+    .map((f) => ({ file: f, data: JSON.parse(fs.readFileSync(`docs/results/${f}`, 'utf8')) as AblationSummary }))
+    .filter((x) => typeof x.data.format === 'string' && x.data.format.startsWith('envace-ablation-summary/') && x.data.runs.some((r) => r.variant !== 'base'))
+    .sort(ablationOrder)[0]!.file;
   const summary = JSON.parse(fs.readFileSync(`docs/results/${shownFile}`, 'utf8')) as Summary;
   const drawnSeries = (JSON.parse((await training.getAttribute('data-series'))!) as unknown[]).length;
   // One series per trained variant (base has no training curve).

@@ -189,6 +189,20 @@ export function bootstrapStatistic(n: number, stat: (idx: Int32Array) => number,
   return { mean: point, ci95: [quantile(reps, (1 - level) / 2), quantile(reps, 1 - (1 - level) / 2)] };
 }
 
+/** Two-sided 95% Student t quantiles by degrees of freedom (1…30); beyond that the normal 1.96. */
+const T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
+  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+
+/** Mean and 95% t-interval of a few values (seeds); one value: the interval is the point (no spread to estimate). */
+export function tInterval(xs: number[]): Estimate {
+  const n = xs.length;
+  const mean = xs.reduce((a, b) => a + b, 0) / n;
+  if (n < 2) return { mean, ci95: [mean, mean] };
+  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+  const h = (T95[n - 2] ?? 1.96) * sd / Math.sqrt(n);
+  return { mean, ci95: [mean - h, mean + h] };
+}
+
 /** Pearson correlation; NaN when either side is constant. */
 export function pearson(x: ArrayLike<number>, y: ArrayLike<number>): number {
   const n = x.length;

@@ -14,7 +14,7 @@
 // only the sweep (and the base model) runs.
 
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as advantages from '../rl/advantages';
 import { VARIANTS, type VariantName } from '../rl/advantages';
@@ -24,6 +24,7 @@ import { worldNames } from '../envs/worlds/index';
 import { evalReport, METRICS, metricValues, PAPER_PROTOCOL, type EvalReport, type MetricName, type TaskScore } from '../bench/evaluation';
 import { bootstrapGrid, chainVerdict, compareOrdering, DEFAULT_RESAMPLES, type Estimate, type OrderingResult, type Verdict } from '../bench/stats';
 import { hashSeed } from '../agent/rollout';
+import { MECHANISM_FORMAT, sameOptions, type MechanismMeasure, type MechanismOptions, type MechanismRecord } from '../bench/mechanism';
 import { cliArgs, defineCli } from './args';
 import { evaluateFolder } from './eval';
 import { runTraining } from './train';
@@ -63,6 +64,7 @@ export const ABLATION_CLI = defineCli({
     resamples: { type: 'int', help: 'bootstrap resamples', default: DEFAULT_RESAMPLES, min: 100 },
     out: { type: 'string', help: 'output folder', default: 'runs/ablation' },
     results: { type: 'string', help: 'also write each finished (variant, seed) result here at once, as VARIANT-seedS.json (e.g. under docs/results/), so a stop loses at most the run in flight' },
+    'summary-only': { type: 'boolean', help: 'train and evaluate nothing: rebuild summary.json and summary.md from the finished runs in --out' },
   },
 });
 
@@ -79,6 +81,8 @@ export interface RunResult {
   difficulty?: number;
   /** Budget-sweep runs: the share of training tool calls executed in the real environment. */
   realFraction?: number;
+  /** The run's end measured by `npm run mechanism` (its folder's mechanism.json), when measured. */
+  mechanism?: MechanismMeasure;
 }
 
 async function readJsonl(path: string): Promise<Record<string, unknown>[]> {
@@ -106,9 +110,12 @@ export interface AblationSummary {
     primary_metric: MetricName;
   };
   variants: VariantSummary[];
-  orderings: (OrderingResult & { chain_link: boolean })[];
+  /** seeds: the seeds both variants have (the pairing of the difference). */
+  orderings: (OrderingResult & { chain_link: boolean; seeds: number[] })[];
   chain: { order: string[]; metric: MetricName; links: Verdict[]; verdict: Verdict; missing: string[] };
-  runs: { variant: string; seed: number; report: EvalReport; seconds_per_step: number | null; curve: Record<string, unknown>[]; evals: Record<string, unknown>[] }[];
+  runs: { variant: string; seed: number; report: EvalReport; seconds_per_step: number | null; curve: Record<string, unknown>[]; evals: Record<string, unknown>[]; mechanism?: MechanismMeasure }[];
+  /** The starting model measured by `npm run mechanism`, with its options; each run's end is under runs[].mechanism. */
+  mechanism?: { start: MechanismMeasure; options: MechanismOptions };
   /** Present when the run had a real-environment budget sweep (--budget). */
   budget?: BudgetSweep;
 }
@@ -206,32 +213,39 @@ function grid(runs: RunResult[], variant: string, seeds: number[], m: MetricName
   });
 }
 
-/** Pure: the summary of finished runs (tested on hand-made runs). */
+/**
+ * Pure: the summary of finished runs (tested on hand-made runs). A variant is summarised on the seeds it has
+ * (a powered ablation fills in over sessions, arm by arm); a difference between two variants is paired over the
+ * seeds both have, and a pair with no common seed is not compared (its ordering stays "not run").
+ */
 export function summarize(runs: RunResult[], p: Omit<AblationSummary['protocol'], 'bootstrap' | 'primary_metric'> & { resamples: number }): AblationSummary {
   const boot = { resamples: p.resamples, seed: hashSeed('ablation-bootstrap', p.world, p.seeds.join(',')) };
   const names = [BASE, ...new Set(runs.map((r) => r.variant).filter((v) => v !== BASE))];
-  const complete = names.filter((v) => p.seeds.every((s) => runs.some((r) => r.variant === v && r.seed === s)));
-  const hasBase = complete.includes(BASE);
+  const seedsOf = (v: string) => p.seeds.filter((s) => runs.some((r) => r.variant === v && r.seed === s));
+  const common = (a: string, b: string) => seedsOf(a).filter((s) => seedsOf(b).includes(s));
+  const complete = names.filter((v) => seedsOf(v).length > 0);
+  const compare = (a: string, b: string, m: MetricName) => { const ss = common(a, b); return compareOrdering(a, b, m, grid(runs, a, ss, m), grid(runs, b, ss, m), boot); };
   const variants: VariantSummary[] = complete.map((name) => {
     const rs = runs.filter((r) => r.variant === name);
     const sps = rs.map((r) => r.secondsPerStep).filter((x): x is number => x !== null);
     return {
-      name, label: labelOf(name), seeds: p.seeds,
-      metrics: Object.fromEntries(METRICS.map((m) => [m, bootstrapGrid(grid(runs, name, p.seeds, m), boot)])) as Record<MetricName, Estimate>,
-      vs_base: hasBase && name !== BASE
-        ? Object.fromEntries(METRICS.map((m) => [m, compareOrdering(name, BASE, m, grid(runs, name, p.seeds, m), grid(runs, BASE, p.seeds, m), boot).diff])) as Record<MetricName, Estimate>
+      name, label: labelOf(name), seeds: seedsOf(name),
+      metrics: Object.fromEntries(METRICS.map((m) => [m, bootstrapGrid(grid(runs, name, seedsOf(name), m), boot)])) as Record<MetricName, Estimate>,
+      vs_base: name !== BASE && common(name, BASE).length
+        ? Object.fromEntries(METRICS.map((m) => [m, compare(name, BASE, m).diff])) as Record<MetricName, Estimate>
         : null,
       seconds_per_step: sps.length ? sps.reduce((a, b) => a + b, 0) / sps.length : null,
     };
   });
   // Every pair the paper's ordering implies (A before B in the chain), on every metric; adjacent pairs are its links.
-  const chain = PAPER_CHAIN.filter((v) => complete.includes(v));
+  const present = PAPER_CHAIN.filter((v) => complete.includes(v));
   const orderings: AblationSummary['orderings'] = [];
-  for (let i = 0; i < chain.length; i++) {
-    for (let j = i + 1; j < chain.length; j++) {
+  for (let i = 0; i < present.length; i++) {
+    for (let j = i + 1; j < present.length; j++) {
+      if (!common(present[i]!, present[j]!).length) continue;
       for (const m of METRICS) {
-        const o = compareOrdering(chain[i]!, chain[j]!, m, grid(runs, chain[i]!, p.seeds, m), grid(runs, chain[j]!, p.seeds, m), boot);
-        orderings.push({ ...o, chain_link: PAPER_CHAIN.indexOf(chain[j]!) === PAPER_CHAIN.indexOf(chain[i]!) + 1 });
+        const o = compare(present[i]!, present[j]!, m);
+        orderings.push({ ...o, seeds: common(present[i]!, present[j]!), chain_link: PAPER_CHAIN.indexOf(present[j]!) === PAPER_CHAIN.indexOf(present[i]!) + 1 });
       }
     }
   }
@@ -242,9 +256,9 @@ export function summarize(runs: RunResult[], p: Omit<AblationSummary['protocol']
     format: SUMMARY_FORMAT,
     protocol: { ...p, bootstrap: { ...boot, level: 0.95, over: 'seeds × tasks' }, primary_metric: primary },
     variants, orderings,
-    // With a variant missing the chain cannot be reproduced as a whole.
-    chain: { order: PAPER_CHAIN, metric: primary, links, verdict: missing.length && chainVerdict(links) === 'reproduced' ? 'inconclusive' : chainVerdict(links), missing },
-    runs: runs.map((r) => ({ variant: r.variant, seed: r.seed, report: r.report, seconds_per_step: r.secondsPerStep, curve: r.curve, evals: r.evals })),
+    // With a variant missing (or two neighbours without a common seed) the chain cannot be reproduced as a whole.
+    chain: { order: PAPER_CHAIN, metric: primary, links, verdict: (missing.length || links.length < PAPER_CHAIN.length - 1) && chainVerdict(links) === 'reproduced' ? 'inconclusive' : chainVerdict(links), missing },
+    runs: runs.map((r) => ({ variant: r.variant, seed: r.seed, report: r.report, seconds_per_step: r.secondsPerStep, curve: r.curve, evals: r.evals, ...(r.mechanism ? { mechanism: r.mechanism } : {}) })),
   };
 }
 
@@ -253,20 +267,53 @@ const ci = (e: Estimate, digits = 3) => `${e.mean.toFixed(digits)} [${e.ci95[0].
 export function summaryMarkdown(s: AblationSummary): string {
   const p = s.protocol;
   const lines = [
-    `Ablation on the built-in **${p.world}** world from \`${p.model}\`: seeds ${p.seeds.join(', ')} × ${p.steps} steps per variant. ` +
+    `Ablation on the built-in **${p.world}** world from \`${p.model}\`: seeds ${p.seeds.join(', ')} × ${p.steps} steps per variant (each variant on the seeds in its row; differences paired over the seeds both have). ` +
     `Evaluation: ${p.n_tasks} held-out tasks${p.offset ? ` (test tasks ${p.offset}–${p.offset + p.n_tasks - 1})` : ''}${p.difficulty ? ` of difficulty ${p.difficulty}` : ""}${p.config.difficulty ? ` (training tasks of difficulty ${p.config.difficulty})` : ""}, Avg@${p.k} at T ${p.temperature}, top-p ${p.top_p}, real environment; the base model is evaluated per seed like every trained one. ` +
     `Means with 95% bootstrap intervals over seeds × tasks (${p.bootstrap.resamples} resamples); differences by a paired bootstrap over the same seeds and tasks.`,
     '',
-    '| variant | success | state check | checklist | pass@k | Δ success vs base | Δ checklist vs base | s/step |',
-    '|---|---|---|---|---|---|---|---|',
-    ...s.variants.map((v) => `| ${v.label} | ${ci(v.metrics.success)} | ${ci(v.metrics.outcome)} | ${ci(v.metrics.checklist)} | ${ci(v.metrics.pass_at_k)} | ${v.vs_base ? ci(v.vs_base.success) : '–'} | ${v.vs_base ? ci(v.vs_base.checklist) : '–'} | ${v.seconds_per_step === null ? '–' : v.seconds_per_step.toFixed(1)} |`),
+    '| variant | seeds | success | state check | checklist | pass@k | Δ success vs base | Δ checklist vs base | s/step |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...s.variants.map((v) => `| ${v.label} | ${v.seeds.join(', ')} | ${ci(v.metrics.success)} | ${ci(v.metrics.outcome)} | ${ci(v.metrics.checklist)} | ${ci(v.metrics.pass_at_k)} | ${v.vs_base ? ci(v.vs_base.success) : '–'} | ${v.vs_base ? ci(v.vs_base.checklist) : '–'} | ${v.seconds_per_step === null ? '–' : v.seconds_per_step.toFixed(1)} |`),
     '',
     `The paper's ordering ${s.chain.order.map(labelShort).join(' > ')} on ${s.chain.metric}: **${s.chain.verdict}**${s.chain.missing.length ? ` (not run: ${s.chain.missing.map(labelShort).join(', ')})` : ''}.`,
     // A budget sweep alone trains no variant: no ordering to tabulate.
-    ...(s.orderings.length ? ['', '| ordering | metric | A − B | verdict at 95% |', '|---|---|---|---|'] : []),
-    ...s.orderings.map((o) => `| ${labelShort(o.a)} > ${labelShort(o.b)}${o.chain_link ? '' : ' (implied)'} | ${o.metric} | ${ci(o.diff)} | ${o.verdict} |`),
+    ...(s.orderings.length ? ['', '| ordering | metric | paired seeds | A − B | verdict at 95% | MDE |', '|---|---|---|---|---|---|'] : []),
+    ...s.orderings.map((o) => `| ${labelShort(o.a)} > ${labelShort(o.b)}${o.chain_link ? '' : ' (implied)'} | ${o.metric} | ${(o.seeds ?? s.protocol.seeds).join(', ')} | ${ci(o.diff)} | ${o.verdict} | ±${o.mde.toFixed(3)} |`),
   ];
   return lines.join('\n') + '\n';
+}
+
+/** Whether a finished run was measured with this command's protocol (same held-out slice, sampling and steps). */
+export function sameProtocol(r: RunResult, a: { tasks: number; offset: number; difficulty?: number; k: number; temperature: number; 'top-p': number; world: string; steps: number }): boolean {
+  const p = r.report;
+  return p.n_tasks === a.tasks && (p.offset ?? 0) === a.offset && (r.difficulty ?? undefined) === a.difficulty && p.k === a.k && p.temperature === a.temperature &&
+    p.top_p === a['top-p'] && p.world === a.world && r.steps === (r.variant === BASE ? 0 : a.steps);
+}
+
+/** Every result.json one level under `out` (run folders), in name order; an unreadable one is named and skipped. */
+export async function folderResults(out: string): Promise<RunResult[]> {
+  if (!existsSync(out)) return [];
+  const found: RunResult[] = [];
+  for (const d of (await readdir(out, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
+    const f = join(out, d, 'result.json');
+    if (!existsSync(f)) continue;
+    try { found.push(JSON.parse(await readFile(f, 'utf8')) as RunResult); } catch (e) { process.stderr.write(`${f}: not readable (${(e as Error).message}); left out of the summary\n`); }
+  }
+  return found;
+}
+
+/** A mechanism record (npm run mechanism), or null when absent, of another format, or measured with other options. */
+export async function readMechanism(f: string, options?: MechanismOptions): Promise<MechanismRecord | null> {
+  if (!existsSync(f)) return null;
+  const r = JSON.parse(await readFile(f, 'utf8')) as MechanismRecord;
+  return r.format === MECHANISM_FORMAT && (!options || sameOptions(r.options, options)) ? r : null;
+}
+
+/** This process's runs, then the folder's others; one per (variant, seed). */
+export function mergeRuns(mine: RunResult[], others: RunResult[]): RunResult[] {
+  const key = (r: RunResult) => `${r.variant}|${r.seed}`;
+  const seen = new Set(mine.map(key));
+  return [...mine, ...others.filter((r) => !seen.has(key(r)) && seen.add(key(r)))];
 }
 
 function labelShort(v: string): string { return v === BASE ? 'base' : ((VARIANTS as Record<string, { short?: string }>)[v]?.short ?? v); }
@@ -295,13 +342,12 @@ async function main() {
     const f = join(dir, 'result.json');
     if (!existsSync(f)) return null;
     const r = JSON.parse(await readFile(f, 'utf8')) as RunResult;
-    const p = r.report;
     // A result measured with another protocol is not reused.
-    if (p.n_tasks !== a.tasks || (p.offset ?? 0) !== a.offset || (r.difficulty ?? undefined) !== a.difficulty || p.k !== a.k || p.temperature !== a.temperature || p.top_p !== a['top-p'] || p.world !== a.world || r.steps !== (r.variant === BASE ? 0 : a.steps)) return null;
+    if (!sameProtocol(r, a)) return null;
     process.stderr.write(`${r.variant}${r.realFraction !== undefined ? ` p ${r.realFraction}` : ''} seed ${r.seed}: done earlier (${f})\n`);
     return r;
   };
-  for (const seed of seeds) {
+  for (const seed of a['summary-only'] ? [] : seeds) {
     const dir = join(a.out, `${BASE}-seed${seed}`);
     let r = await finished(dir);
     if (!r) {
@@ -315,7 +361,7 @@ async function main() {
   const budget = [...new Set(a.budget ?? [])];
   // A budget sweep alone unless variants were asked for by name (the default list would multiply its cost).
   const named = process.argv.slice(2).some((x) => x === '--variants' || x.startsWith('--variants='));
-  for (const variant of (budget.length && !named ? [] : a.variants) as VariantName[]) {
+  for (const variant of (a['summary-only'] || (budget.length && !named) ? [] : a.variants) as VariantName[]) {
     for (const seed of seeds) {
       const dir = join(a.out, `${variant}-seed${seed}`);
       let r = await finished(dir);
@@ -332,7 +378,7 @@ async function main() {
     }
   }
   const budgetRuns: RunResult[] = [];
-  for (const p of budget) {
+  for (const p of a['summary-only'] ? [] : budget) {
     for (const seed of seeds) {
       const dir = join(a.out, `budget-p${p}-seed${seed}`);
       // p = 0 is the plain variant: its run of this ablation is reused when there is one.
@@ -352,8 +398,16 @@ async function main() {
       budgetRuns.push(r);
     }
   }
-  const s = summarize(runs, { world: a.world, split: 'test', n_tasks: a.tasks, offset: a.offset, difficulty: a.difficulty, k: a.k, temperature: a.temperature, top_p: a['top-p'], seeds, steps: a.steps, model: a.model, config: base, resamples: a.resamples });
+  // The summary covers every finished run of this protocol in the folder, also those another process (--seed-list on
+  // the other core) or an earlier session wrote, so the last process to finish leaves the whole table.
+  const all = mergeRuns(runs, (await folderResults(a.out)).filter((r) => r.realFraction === undefined && sameProtocol(r, a)));
+  const allSeeds = [...new Set(all.map((r) => r.seed))].sort((x, y) => x - y);
+  // The mechanism's measurements (npm run mechanism), where a run has them with the starting model's.
+  const start = await readMechanism(join(a.out, 'mechanism-start.json'));
+  if (start) for (const r of all) r.mechanism = (await readMechanism(join(a.out, `${r.variant}-seed${r.seed}`, 'mechanism.json'), start.options))?.measure ?? r.mechanism;
+  const s = summarize(all, { world: a.world, split: 'test', n_tasks: a.tasks, offset: a.offset, difficulty: a.difficulty, k: a.k, temperature: a.temperature, top_p: a['top-p'], seeds: allSeeds, steps: a.steps, model: a.model, config: base, resamples: a.resamples });
   if (budget.length) s.budget = summarizeBudget([...runs.filter((r) => r.variant === BASE), ...budgetRuns], { variant: a['budget-variant'], fractions: budget, seeds, steps: a.steps, world: a.world, resamples: a.resamples });
+  if (start && all.some((r) => r.mechanism)) s.mechanism = { start: start.measure, options: start.options };
   const md = summaryMarkdown(s) + (s.budget ? '\n' + budgetMarkdown(s.budget) : '');
   await writeFile(join(a.out, 'summary.json'), JSON.stringify(s, null, 2) + '\n');
   await writeFile(join(a.out, 'summary.md'), md);

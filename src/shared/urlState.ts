@@ -110,7 +110,7 @@ export const SCHEMA = {
   // bb: real-environment budget sweep (file, metric, x axis); be: evaluation suites (metric); bp: the paper's
   // reference table.
   'bc.file': str(''),
-  'bc.metric': en(['success', 'checklist', 'recallF1', 'inferenceF1', 'fidelityF1', 'reward'], 'success'),
+  'bc.metric': en(['heldOut', 'success', 'checklist', 'recallF1', 'inferenceF1', 'fidelityF1', 'reward', 'trainSuccess'], 'heldOut'),
   'bc.variant': str('all'),
   // the mechanism scatter beside the training curves: which fidelity measure's change is plotted against success's
   'bc.fid': en(['fidelityF1', 'recallF1', 'inferenceF1', 'noHintsF1'], 'fidelityF1'),

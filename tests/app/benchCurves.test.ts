@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ABLATIONS, ablationCurves, BUDGETS, budgetRows, EVALS, isEvalJson, seedInterval, TTS, ttsSweep, type AblationSummary } from '../../src/app/components/bench/results';
+import { ABLATIONS, ablationCurves, ablationOrder, TRAIN_SMOOTH, BUDGETS, budgetRows, EVALS, isEvalJson, seedInterval, TTS, ttsSweep, type AblationSummary } from '../../src/app/components/bench/results';
 import { curveCsv } from '../../src/app/components/bench/CurveChart';
 
 describe('bundled results', () => {
@@ -46,6 +46,42 @@ describe('ablationCurves', () => {
     expect(rows.map((r) => [r.step, r.a, r.a_n, r.b ?? null])).toEqual([[0, 0.5, 2, 0.1], [4, 0.5, 1, null]]);
     expect(ablationCurves(summary, 'reward', 'a').rows).toEqual([{ step: 1, a: 0.6, a_band: seedInterval([0.5, 0.7], false).ci95, a_n: 2 }]);
   });
+  it('held-out success: the base model at step 0 and each run\'s end at the last step, paired by seed', () => {
+    const est = (m: number) => ({ mean: m, ci95: [m, m] as [number, number] });
+    const withReports: AblationSummary = { ...summary, runs: [
+      { ...summary.runs[0]!, report: { success: est(0.5) } },
+      { variant: 'base', seed: 2, curve: [], evals: [], report: { success: est(0.3) } },
+      { ...summary.runs[1]!, report: { success: est(0.6) } },
+      { ...summary.runs[2]!, report: { success: est(0.5) } },
+      { variant: 'b', seed: 3, curve: [], evals: [], report: { success: est(0.9) } }, // no base on seed 3: not drawn
+    ] };
+    const { rows, series } = ablationCurves(withReports, 'heldOut', 'all');
+    expect(series.map((x) => x.key)).toEqual(['a']);
+    expect(rows.map((r) => [r.step, r.a, r.a_n])).toEqual([[0, 0.4, 2], [4, 0.55, 2]]);
+  });
+
+  it('training-rollout success is a trailing moving average per run, then averaged over seeds', () => {
+    const curve = (xs: number[]) => xs.map((v, i) => ({ step: i + 1, trainSuccess: v }));
+    const n = TRAIN_SMOOTH;
+    const one = { ...summary, runs: [{ variant: 'a', seed: 1, curve: curve([...Array(n + 2).keys()].map((i) => (i < n ? 0 : 1))), evals: [] }] } as AblationSummary;
+    const { rows } = ablationCurves(one, 'trainSuccess', 'a');
+    // the first point once a full window exists, then one per step
+    expect(rows.map((r) => r.step)).toEqual([n, n + 1, n + 2]);
+    expect(rows.map((r) => r.a)).toEqual([0, 1 / n, 2 / n]);
+  });
+
+  it('orders summaries: a starter\'s first, then the most training (runs × steps), then by path', () => {
+    const mk = (model: string, steps: number, trained: number) => ({ ...summary, protocol: { ...summary.protocol, model, steps },
+      runs: [{ variant: 'base', seed: 1, curve: [], evals: [] }, ...Array.from({ length: trained }, (_, i) => ({ variant: 'a', seed: i + 1, curve: [], evals: [] }))] });
+    const xs = [
+      { file: 'pilot/summary.json', data: mk('models/files-starter', 40, 25) },
+      { file: 'small/summary.json', data: mk('models/envace-small', 1000, 25) },
+      { file: 'powered/summary.json', data: mk('models/files-starter', 300, 4) },
+      { file: 'b-tie/summary.json', data: mk('models/retail-starter', 300, 4) },
+    ];
+    expect([...xs].sort(ablationOrder).map((x) => x.file)).toEqual(['b-tie/summary.json', 'powered/summary.json', 'pilot/summary.json', 'small/summary.json']);
+  });
+
   it('exports as CSV exactly the drawn points', () => {
     const { rows, series } = ablationCurves(summary, 'success', 'a');
     const csv = curveCsv('step', rows, series).trim().split('\n');

@@ -109,8 +109,30 @@ describe('the mechanism scatter', () => {
     expect(pts[0]!.dSuccess).toBeCloseTo(0.1, 12);
   });
 
+  it('measured runs (npm run mechanism): fidelity from the starting model, success from the held-out evaluation against the same seed\'s base', () => {
+    const est = (m: number) => ({ mean: m, ci95: [Math.max(0, m - 0.1), m + 0.1] as [number, number] });
+    const run = (variant: string, seed: number, success: number, mech?: Record<string, number | null>) =>
+      ({ variant, seed, curve: [], evals: [{ step: 0, success: 0.1, recallF1: 0.1 }, { step: 10, success: 0.9, recallF1: 0.9 }], report: { success: est(success) }, ...(mech ? { mechanism: mech } : {}) });
+    const s = { ...S, protocol: { ...S.protocol, steps: 300 }, mechanism: { start: { recallF1: 0.8, noHintsF1: 0.5 } }, runs: [
+      run('base', 1, 0.5), run('base', 2, 0.4),
+      run('a', 1, 0.6, { recallF1: 0.85, noHintsF1: 0.4 }),
+      run('a', 2, 0.45, { recallF1: 0.7, noHintsF1: null }),
+      run('b', 3, 0.6, { recallF1: 0.9 }), // no base for seed 3: its scheduled evaluations instead
+      run('c', 1, 0.55), // not measured: scheduled evaluations
+    ] } as unknown as AblationSummary;
+    const pts = mechanismPoints(s, 'recallF1');
+    expect(pts.map((p) => [p.variant, p.seed, p.source])).toEqual([['a', 1, 'measured'], ['a', 2, 'measured'], ['b', 3, 'scheduled'], ['c', 1, 'scheduled']]);
+    expect(pts[0]!.dFidelity).toBeCloseTo(0.05, 12);
+    expect(pts[0]!.dSuccess).toBeCloseTo(0.1, 12);
+    expect(pts[1]!.dFidelity).toBeCloseTo(-0.1, 12);
+    expect(pts[1]!.dSuccess).toBeCloseTo(0.05, 12);
+    expect(pts[0]!.toStep).toBe(300);
+    // a null measure at the end: that run falls back to its scheduled evaluations, which lack it too here
+    expect(mechanismPoints(s, 'noHintsF1').map((p) => [p.variant, p.seed, p.source])).toEqual([['a', 1, 'measured']]);
+  });
+
   it('the correlation and its interval: positive for a linear link, null for too few runs or no spread', () => {
-    const pt = (x: number, y: number) => ({ variant: 'v', seed: 1, fromStep: 0, toStep: 1, dFidelity: x, dSuccess: y });
+    const pt = (x: number, y: number) => ({ variant: 'v', seed: 1, fromStep: 0, toStep: 1, dFidelity: x, dSuccess: y, source: 'scheduled' as const });
     const linked = [...Array(12).keys()].map((i) => pt(i / 20, i / 30 + (i % 3) * 0.01));
     const c = mechanismCorrelation(linked, 500)!;
     expect(c.r).toBeGreaterThan(0.95);

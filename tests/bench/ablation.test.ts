@@ -45,19 +45,60 @@ describe('ablation summary', () => {
     expect(l.find((o) => o.a === a && o.b === b)!.verdict).toBe('inconclusive');
     expect(reversed.chain.verdict).toBe('not reproduced');
     const md = summaryMarkdown(reversed);
-    expect(md).toMatch(/\| ordering \| metric \| A − B \| verdict at 95% \|/);
+    expect(md).toMatch(/\| ordering \| metric \| paired seeds \| A − B \| verdict at 95% \| MDE \|/);
     expect(md).toMatch(/not reproduced/);
   });
 
-  it('leaves the chain inconclusive when a variant was not run, and drops incomplete variants', () => {
+  it('leaves the chain inconclusive when a variant was not run, and summarises a variant on the seeds it has', () => {
     const [a] = PAPER_CHAIN;
     const runs = seeds.flatMap((s) => [run(BASE, s, 0), run(a!, s, 0.3)]);
-    runs.push(run('grpo-real', 1, 0.1)); // one seed only: not summarised
+    runs.push(run('grpo-real', 2, 0.1)); // one seed only: summarised on that seed, paired with base seed 2
     const sum = summarize(runs, protocol);
-    expect(sum.variants.map((v) => v.name)).toEqual([BASE, a]);
+    expect(sum.variants.map((v) => [v.name, v.seeds])).toEqual([[BASE, seeds], [a, seeds], ['grpo-real', [2]]]);
+    const real = sum.variants.find((v) => v.name === 'grpo-real')!;
+    // Paired with base seed 2 only: the mean difference is that seed's, not base's mean over five seeds.
+    const base2 = runs.find((r) => r.variant === BASE && r.seed === 2)!.perTask, real2 = runs.find((r) => r.variant === 'grpo-real')!.perTask;
+    expect(real.vs_base!.success.mean).toBeCloseTo(real2.reduce((x, t, i) => x + t.success - base2[i]!.success, 0) / T, 6);
     expect(sum.chain.missing.length).toBe(2);
     expect(sum.chain.verdict).toBe('inconclusive');
-    expect(sum.orderings.filter((o) => o.metric === 'success').map((o) => [o.a, o.b, o.chain_link])).toEqual([[a, BASE, false]]);
+    expect(sum.orderings.filter((o) => o.metric === 'success').map((o) => [o.a, o.b, o.chain_link, o.seeds])).toEqual([[a, BASE, false, seeds]]);
+  });
+
+  it('pairs two variants over the seeds both have and skips a pair with none', () => {
+    const [a, b, c] = PAPER_CHAIN;
+    const runs = [...seeds.map((s) => run(BASE, s, 0)), run(a!, 1, 0.3), run(a!, 2, 0.3), run(b!, 2, 0.2), run(b!, 3, 0.2), run(c!, 4, 0.1)];
+    const sum = summarize(runs, protocol);
+    const success = sum.orderings.filter((o) => o.metric === 'success');
+    expect(success.find((o) => o.a === a && o.b === b)!.seeds).toEqual([2]);
+    // c (seed 4) shares no seed with a or b: no comparison, and the chain cannot be reproduced as a whole.
+    expect(success.some((o) => (o.a === b && o.b === c) || (o.a === a && o.b === c))).toBe(false);
+    expect(success.find((o) => o.a === c && o.b === BASE)!.seeds).toEqual([4]);
+    expect(sum.chain.verdict).not.toBe('reproduced');
+    expect(summaryMarkdown(sum)).toMatch(/\| seeds \|/);
+  });
+
+  it('merges the runs another process left in the output folder, one per (variant, seed), and checks their protocol', async () => {
+    const { mergeRuns, folderResults, sameProtocol } = await import('../../src/cli/ablation');
+    const { mkdtemp, mkdir, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = await mkdtemp(join(tmpdir(), 'ablation-'));
+    const report = { n_tasks: T, offset: 300, k: 1, temperature: 0, top_p: 0.95, world: 'files' } as EvalReport;
+    const theirs = { ...run('grpo-real', 3, 0.1), report };
+    const stale = { ...run('envace', 3, 0.1), report: { ...report, offset: 0 } };
+    for (const [name, r] of [['grpo-real-seed3', theirs], ['envace-seed3', stale], ['base-seed1', { ...run(BASE, 1, 0), report }]] as const) {
+      await mkdir(join(dir, name)); await writeFile(join(dir, name, 'result.json'), JSON.stringify(r));
+    }
+    await mkdir(join(dir, 'broken')); await writeFile(join(dir, 'broken', 'result.json'), '{ not json');
+    const found = await folderResults(dir);
+    expect(found.map((r) => `${r.variant}-${r.seed}`)).toEqual(['base-1', 'envace-3', 'grpo-real-3']);
+    const args = { tasks: T, offset: 300, k: 1, temperature: 0, 'top-p': 0.95, world: 'files', steps: 10 };
+    const ok = found.filter((r) => sameProtocol(r, args));
+    expect(ok.map((r) => r.variant)).toEqual([BASE, 'grpo-real']);
+    const mine = [{ ...run(BASE, 1, 0.05), report }];
+    const merged = mergeRuns(mine, ok);
+    expect(merged.map((r) => `${r.variant}-${r.seed}`)).toEqual(['base-1', 'grpo-real-3']);
+    expect(merged[0]).toBe(mine[0]);
   });
 });
 

@@ -67,7 +67,8 @@ export function TrainingCurves() {
       empty={<Empty>No {spec.label} values in {chosen.file}{metric === 'inferenceF1' ? ' (no inference probes were scheduled in this run)' : ''}.</Empty>}
       note={<>
         {chosen.file}: {sum.protocol.model}, world {sum.protocol.world}, {sum.protocol.steps} steps, seeds {sum.protocol.seeds.join(', ')}
-        {spec.from === 'evals' ? `; the trainer's scheduled evaluations on ${String(cfg.evalTasks ?? '?')} tasks` : '; one value per training step'}.
+        {spec.from === 'report' ? `; the ablation's own evaluation on ${sum.protocol.n_tasks} held-out tasks: step 0 is the base model and step ${sum.protocol.steps} each run's end, paired by seed`
+          : spec.from === 'evals' ? `; the trainer's scheduled evaluations on ${String(cfg.evalTasks ?? '?')} tasks` : '; one value per training step'}.
         Band: 95% t-interval over seeds (two seeds give t = 12.7, so wide bands are honest, not a bug); the held-out
         evaluation of every variant is in the table of {chosen.file.replace(/json$/, 'md')}.
         <VerdictTable sum={sum} metric={metric === 'checklist' ? 'checklist' : 'success'} />
@@ -90,11 +91,12 @@ function VerdictTable(props: { sum: AblationSummary; metric: 'success' | 'checkl
   return (
     <table className="verdicts" data-testid="verdict-table">
       <caption>the paper's orderings on held-out {props.metric} ({p.n_tasks} tasks × k {p.k}, seeds {p.seeds.join(', ')}; 95% paired bootstrap over seeds × tasks; MDE at 80% power)</caption>
-      <thead><tr><th>ordering</th><th>difference [95% CI]</th><th>verdict</th><th title="minimum detectable effect: the true difference this design declares at 95% with 80% power">MDE</th></tr></thead>
+      <thead><tr><th>ordering</th><th>seeds</th><th>difference [95% CI]</th><th>verdict</th><th title="minimum detectable effect: the true difference this design declares at 95% with 80% power">MDE</th></tr></thead>
       <tbody>
         {rows.map((o) => (
           <tr key={`${o.a}>${o.b}`} data-testid="verdict-row">
             <td>{o.chainLink ? <b>{o.a} &gt; {o.b}</b> : `${o.a} > ${o.b}`}</td>
+            <td>{(o.seeds ?? p.seeds).join(', ')}</td>
             <td>{signed(o.diff.mean)} [{signed(o.diff.ci95[0])}, {signed(o.diff.ci95[1])}]</td>
             <td className={VERDICT_CLASS[o.verdict]}>{o.verdict}</td>
             <td>±{o.mde.toFixed(3)}</td>
@@ -147,7 +149,10 @@ export function MechanismScatter() {
         </div>
       )}
       <div className="muted bench-note" data-testid="mechanism-note">
-        {chosen.file}: first vs last scheduled evaluation of each trained run ({points.length} run{points.length === 1 ? '' : 's'}).{' '}
+        {chosen.file}: {points.length > 0 && points.every((p) => p.source === 'measured')
+          ? `the starting model against each trained run's end, measured alike (npm run mechanism); Δ success is the held-out evaluation (${chosen.data.protocol.n_tasks} tasks) against the base model of the same seed`
+          : points.some((p) => p.source === 'measured') ? "measured runs (npm run mechanism: held-out Δ success against the same seed's base) and, for the rest, first vs last scheduled evaluation"
+            : 'first vs last scheduled evaluation of each trained run'} ({points.length} run{points.length === 1 ? '' : 's'}).{' '}
         {corr ? <>Correlation across runs r = <b>{corr.r.toFixed(2)}</b> [{corr.ci95[0].toFixed(2)}, {corr.ci95[1].toFixed(2)}] (95% bootstrap over runs, n = {corr.n}){corr.ci95[0] > 0 ? ': fidelity gains go with success gains.' : corr.ci95[1] < 0 ? ': fidelity gains go with success losses.' : ': no link shown at this scale (the interval includes 0).'}</>
           : 'Too few runs (or no spread) to state a correlation.'}
       </div>

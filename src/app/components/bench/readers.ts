@@ -4,7 +4,7 @@
 // (src/bench/fuzz/results.ts) drives exactly these functions. results.ts loads the committed files through them.
 // The formats are docs/results/README.md (`envace-ablation-summary/1`, the eval JSON) and src/tts/README.md.
 
-import { bootstrapStatistic, minimumDetectableEffect, pearson } from '../../../bench/stats';
+import { bootstrapStatistic, minimumDetectableEffect, pearson, tInterval } from '../../../bench/stats';
 
 export interface Estimate { mean: number; ci95: [number, number] }
 
@@ -12,12 +12,18 @@ export interface AblationRun {
   variant: string; seed: number;
   curve: Record<string, number | boolean | null>[];
   evals: Record<string, number | null>[];
+  /** The held-out evaluation of the run's end (the summary's protocol). */
+  report?: { success?: Estimate };
+  /** The run's end measured by `npm run mechanism` (fidelity fields as in the scheduled evaluations). */
+  mechanism?: Record<string, number | null | object>;
 }
 export interface AblationSummary {
   format: string;
   protocol: { world: string; n_tasks: number; k: number; seeds: number[]; steps: number; model: string; config?: Record<string, unknown> };
   variants: { name: string; label: string; seeds: number[]; metrics: Record<string, Estimate> }[];
   runs: AblationRun[];
+  /** The starting model measured by `npm run mechanism`. */
+  mechanism?: { start: Record<string, number | null | object> };
 }
 export interface TtsConfig { strategy: string; n: number; memory: string; tasks: number; success: Estimate; checklist: Estimate; passAtK: Estimate; promptTokens?: { firstTurn: number } }
 export interface TtsResult {
@@ -170,38 +176,55 @@ export function budgetRows(b: BudgetSweep, metric: 'success' | 'checklist', x: '
 
 // ---- training curves ----------------------------------------------------------------------------------------
 
-/** What a training curve can show: scheduled evaluations (`evals`) or per-step training metrics (`curve`). */
+/** Steps in the trailing moving average of per-step training success (one step is 8 tasks: too noisy to read raw). */
+export const TRAIN_SMOOTH = 25;
+
+/**
+ * What a training curve can show: the summary's held-out evaluation (`report`: the base model at step 0, each run's
+ * end at its last step, per seed), scheduled evaluations (`evals`) or per-step training metrics (`curve`).
+ */
 export const CURVE_METRICS = [
+  { key: 'heldOut', label: "held-out success (the ablation's evaluation; step 0: the base model)", from: 'report' },
   { key: 'success', label: 'success (scheduled eval)', from: 'evals' },
   { key: 'checklist', label: 'checklist (scheduled eval)', from: 'evals' },
   { key: 'recallF1', label: 'recall fidelity F1 (scheduled eval)', from: 'evals' },
   { key: 'inferenceF1', label: 'inference fidelity F1 (scheduled eval)', from: 'evals' },
   { key: 'fidelityF1', label: 'rehearsal fidelity F1 (training step)', from: 'curve' },
   { key: 'reward', label: 'reward (training step)', from: 'curve' },
+  { key: 'trainSuccess', label: `training-rollout success (moving average of ${TRAIN_SMOOTH} steps; rehearsal arms judge imagined results)`, from: 'curve' },
 ] as const;
 export type CurveMetric = (typeof CURVE_METRICS)[number]['key'];
-
-/** Two-sided 95% Student t quantiles by degrees of freedom (1…30); beyond that the normal 1.96. */
-const T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
-  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
 
 /**
  * Mean and 95% t-interval over seeds, clipped to [0, 1] for shares. One seed: the band is the point (no spread
  * to estimate). Two seeds give t = 12.7: wide bands are the honest answer to "how sure after two seeds".
  */
 export function seedInterval(xs: number[], clip: boolean): Estimate & { n: number } {
-  const n = xs.length;
-  const mean = xs.reduce((a, b) => a + b, 0) / n;
-  if (n < 2) return { mean, ci95: [mean, mean], n };
-  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
-  const h = (T95[n - 2] ?? 1.96) * sd / Math.sqrt(n);
-  const lo = clip ? Math.max(0, mean - h) : mean - h;
-  const hi = clip ? Math.min(1, mean + h) : mean + h;
-  return { mean, ci95: [lo, hi], n };
+  const { mean, ci95: [lo, hi] } = tInterval(xs);
+  return { mean, ci95: clip ? [Math.max(0, lo), Math.min(1, hi)] : [lo, hi], n: xs.length };
 }
 
 export type Row = Record<string, number | [number, number] | string | null>;
 export interface SeriesSpec { key: string; label: string }
+
+/** A run's held-out success (the summary's evaluation), or null. */
+function heldOutSuccess(s: AblationSummary, variant: string, seed: number): number | null {
+  const r = s.runs.find((x) => x.variant === variant && x.seed === seed);
+  return r && isObj(r.report) && isEstimate(r.report.success) ? r.report.success.mean : null;
+}
+
+/**
+ * The order the training-curves chart offers ablation summaries in, its first being the default: a competent
+ * starter's before the weak tiny/small policies' (issue 24), then the most training behind it (trained runs ×
+ * steps: the powered ablation's few long runs before a pilot's many short ones, issue 20 §4), then path order.
+ */
+export function ablationOrder(a: { file: string; data: AblationSummary }, b: { file: string; data: AblationSummary }): number {
+  const trained = (x: AblationSummary) => x.runs.filter((r) => r.variant !== 'base').length * x.protocol.steps;
+  return Number(isStarter(b.data.protocol.model)) - Number(isStarter(a.data.protocol.model)) || trained(b.data) - trained(a.data) || a.file.localeCompare(b.file);
+}
+
+/** A shipped starter policy (models/files-starter, models/retail-starter), not its trained descendants. */
+export function isStarter(model: string | undefined): boolean { return /(^|\/)(files|retail)-starter\/?$/.test(model ?? ''); }
 
 /** Rows by step for one metric: `<variant>` = mean over seeds, `<variant>_band` = its interval, `<variant>_n` = seeds. */
 export function ablationCurves(s: AblationSummary, metric: CurveMetric, variant: string): { rows: Row[]; series: SeriesSpec[] } {
@@ -215,13 +238,26 @@ export function ablationCurves(s: AblationSummary, metric: CurveMetric, variant:
     // A variant named like the x key would overwrite it: such a series is not drawn.
     if (name === 'step') continue;
     const values = new Map<number, number[]>();
+    const add = (step: unknown, v: unknown) => { if (isNum(step) && isNum(v)) values.set(step, [...(values.get(step) ?? []), v]); };
     for (const run of s.runs.filter((r) => r.variant === name)) {
-      for (const point of spec.from === 'evals' ? run.evals : run.curve) {
-        const v = point[metric];
-        const step = point.step;
-        if (typeof v !== 'number' || typeof step !== 'number') continue;
-        values.set(step, [...(values.get(step) ?? []), v]);
+      if (spec.from === 'report') {
+        // Paired by seed: a run is drawn only with the base model evaluated on its seed.
+        const before = heldOutSuccess(s, 'base', run.seed), after = heldOutSuccess(s, name, run.seed);
+        if (before !== null && after !== null) { add(0, before); add(s.protocol.steps, after); }
+        continue;
       }
+      const points = spec.from === 'evals' ? run.evals : run.curve;
+      if (metric === 'trainSuccess') {
+        const xs = points.filter((p) => isNum(p.step) && isNum(p.trainSuccess)).sort((a, b) => (a.step as number) - (b.step as number));
+        let sum = 0;
+        xs.forEach((p, i) => {
+          sum += p.trainSuccess as number;
+          if (i >= TRAIN_SMOOTH) sum -= xs[i - TRAIN_SMOOTH]!.trainSuccess as number;
+          if (i + 1 >= Math.min(TRAIN_SMOOTH, xs.length)) add(p.step, sum / Math.min(i + 1, TRAIN_SMOOTH));
+        });
+        continue;
+      }
+      for (const point of points) add(point.step, point[metric]);
     }
     let drawn = false;
     for (const [step, xs] of values) {
@@ -239,7 +275,9 @@ export function ablationCurves(s: AblationSummary, metric: CurveMetric, variant:
 }
 
 /** One of the paper's orderings ("A > B") as the ablation summary states it, with its minimum detectable effect. */
-export interface OrderingRow { a: string; b: string; metric: string; diff: { mean: number; ci95: [number, number] }; verdict: string; mde: number; chainLink: boolean }
+export interface OrderingRow { a: string; b: string; metric: string; diff: { mean: number; ci95: [number, number] }; verdict: string; mde: number; chainLink: boolean;
+  /** The seeds the difference is paired over (absent in summaries where every variant had every seed). */
+  seeds?: number[] }
 
 const VERDICTS = ['reproduced', 'not reproduced', 'inconclusive'];
 /** A difference of two shares: every number in [-1, 1], lo ≤ hi. */
@@ -257,7 +295,7 @@ export function orderingRows(s: AblationSummary, metric: string): OrderingRow[] 
   for (const o of raw) {
     if (!isObj(o) || !isStr(o.a) || !isStr(o.b) || o.metric !== metric || !isDiff(o.diff) || !isStr(o.verdict) || !VERDICTS.includes(o.verdict)) continue;
     const mde = isNum(o.mde) && o.mde >= 0 ? o.mde : minimumDetectableEffect(o.diff.ci95);
-    rows.push({ a: o.a, b: o.b, metric, diff: o.diff, verdict: o.verdict, mde, chainLink: o.chain_link === true });
+    rows.push({ a: o.a, b: o.b, metric, diff: o.diff, verdict: o.verdict, mde, chainLink: o.chain_link === true, ...(isNumList(o.seeds) ? { seeds: o.seeds } : {}) });
   }
   return rows;
 }
@@ -272,23 +310,41 @@ export const MECHANISM_FIDELITY = [
 ] as const;
 export type MechanismFidelity = (typeof MECHANISM_FIDELITY)[number]['key'];
 
-/** One trained (variant, seed): its change in a fidelity measure and in held-out success between its first and last scheduled evaluation. */
-export interface MechanismPoint { variant: string; seed: number; fromStep: number; toStep: number; dFidelity: number; dSuccess: number }
+/**
+ * One trained (variant, seed): its change in a fidelity measure and in success. Measured (`npm run mechanism`):
+ * fidelity from the starting model to the run's end, success as the held-out evaluation against the base model of the
+ * same seed (source 'measured'); else between the run's first and last scheduled evaluation (source 'scheduled').
+ */
+export interface MechanismPoint { variant: string; seed: number; fromStep: number; toStep: number; dFidelity: number; dSuccess: number; source: 'measured' | 'scheduled' }
 
 const isShare = (v: unknown): v is number => isNum(v) && v >= 0 && v <= 1;
 
-/** Every trained run whose first and last scheduled evaluations both carry success and the fidelity measure. */
+/**
+ * Every trained run with the fidelity measure at both ends: measured by `npm run mechanism` where the summary has it
+ * (the held-out evaluation gives the success change, paired with the same seed's base), else its first and last
+ * scheduled evaluations.
+ */
 export function mechanismPoints(s: AblationSummary, fidelity: MechanismFidelity): MechanismPoint[] {
   const out: MechanismPoint[] = [];
+  const start = isObj(s.mechanism) && isObj(s.mechanism.start) ? s.mechanism.start : null;
+  const heldOut = (variant: string, seed: number) => heldOutSuccess(s, variant, seed);
   for (const run of s.runs) {
     if (run.variant === 'base') continue;
+    const after = heldOut(run.variant, run.seed), before = heldOut('base', run.seed);
+    if (start && isObj(run.mechanism) && isShare(start[fidelity]) && isShare(run.mechanism[fidelity]) && after !== null && before !== null) {
+      out.push({
+        variant: run.variant, seed: run.seed, fromStep: 0, toStep: s.protocol.steps, source: 'measured',
+        dFidelity: (run.mechanism[fidelity] as number) - (start[fidelity] as number), dSuccess: after - before,
+      });
+      continue;
+    }
     const evals = run.evals.filter((e) => isNum(e.step) && isShare(e.success) && isShare(e[fidelity])).sort((a, b) => (a.step as number) - (b.step as number));
     if (evals.length < 2) continue;
     const first = evals[0]!, last = evals[evals.length - 1]!;
     if (first.step === last.step) continue;
     out.push({
       variant: run.variant, seed: run.seed, fromStep: first.step as number, toStep: last.step as number,
-      dFidelity: (last[fidelity] as number) - (first[fidelity] as number), dSuccess: (last.success as number) - (first.success as number),
+      dFidelity: (last[fidelity] as number) - (first[fidelity] as number), dSuccess: (last.success as number) - (first.success as number), source: 'scheduled',
     });
   }
   return out;

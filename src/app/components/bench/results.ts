@@ -4,7 +4,7 @@
 // Every file goes through its reader (./readers.ts): one that does not match its format is skipped (and named
 // in the console), never drawn half-read. The formats are docs/results/README.md and src/tts/README.md.
 
-import { readAblationSummary, readBudgetSweep, readEvalJson, readTtsResult, type AblationSummary, type EvalJson, type TtsResult } from './readers';
+import { ablationOrder, isStarter, readAblationSummary, readBudgetSweep, readEvalJson, readTtsResult, type AblationSummary, type EvalJson, type TtsResult } from './readers';
 
 export * from './readers';
 
@@ -21,10 +21,6 @@ function load<T>(files: Record<string, unknown>, read: (x: unknown) => T | null,
   return out.sort((a, b) => a.file.localeCompare(b.file));
 }
 
-/** A shipped starter policy (models/files-starter, models/retail-starter), not its trained descendants. */
-export function isStarter(model: string | undefined): boolean { return /(^|\/)(files|retail)-starter\/?$/.test(model ?? ''); }
-
-function trainedRuns(a: AblationSummary): number { return a.runs.filter((r) => r.variant !== 'base').length; }
 
 const SUMMARIES = import.meta.glob('/docs/results/**/summary.json', { eager: true, import: 'default' });
 
@@ -32,10 +28,8 @@ const SUMMARIES = import.meta.glob('/docs/results/**/summary.json', { eager: tru
 export const ABLATIONS = load<AblationSummary>(SUMMARIES, readAblationSummary, 'ablation summary', true)
   // A budget-only sweep has no trained variant runs: its curves are the budget chart's.
   .filter((a) => a.data.runs.some((r) => r.variant !== 'base'))
-  // The chart opens on the first: a competent starter's ablation before the weak tiny/small policies' (issue 24),
-  // then the summary with the most trained runs (variants × seeds), so a pilot never hides the full ablation; ties
-  // in path order.
-  .sort((a, b) => Number(isStarter(b.data.protocol.model)) - Number(isStarter(a.data.protocol.model)) || trainedRuns(b.data) - trainedRuns(a.data) || a.file.localeCompare(b.file));
+  // The chart opens on the first (readers.ts ablationOrder: a starter's, then the most training behind it).
+  .sort(ablationOrder);
 // tts-*-budget-<T>.json are memory-length runs (--memory-tokens T), not the real-environment budget.
 export const TTS = load<TtsResult>(import.meta.glob('/docs/results/tts-*.json', { eager: true, import: 'default' }), readTtsResult, 'rehearsal sweep');
 /** `npm run eval -- --json` reports; other JSON dropped into eval/ (e.g. a fidelity report) is skipped, not drawn. */
