@@ -63,7 +63,7 @@ export const ABLATION_CLI = defineCli({
     'top-p': { type: 'number', help: 'evaluation nucleus filter', default: PAPER_PROTOCOL.topP, min: 0, max: 1 },
     resamples: { type: 'int', help: 'bootstrap resamples', default: DEFAULT_RESAMPLES, min: 100 },
     out: { type: 'string', help: 'output folder', default: 'runs/ablation' },
-    results: { type: 'string', help: 'also write each finished (variant, seed) result here at once, as VARIANT-seedS.json (e.g. under docs/results/), so a stop loses at most the run in flight' },
+    results: { type: 'string', help: 'also write each finished (variant, seed) result here at once, as VARIANT-seedS.json (e.g. under docs/results/), so a stop loses at most the run in flight; and the summary at the end' },
     'summary-only': { type: 'boolean', help: 'train and evaluate nothing: rebuild summary.json and summary.md from the finished runs in --out' },
   },
 });
@@ -258,8 +258,27 @@ export function summarize(runs: RunResult[], p: Omit<AblationSummary['protocol']
     variants, orderings,
     // With a variant missing (or two neighbours without a common seed) the chain cannot be reproduced as a whole.
     chain: { order: PAPER_CHAIN, metric: primary, links, verdict: (missing.length || links.length < PAPER_CHAIN.length - 1) && chainVerdict(links) === 'reproduced' ? 'inconclusive' : chainVerdict(links), missing },
-    runs: runs.map((r) => ({ variant: r.variant, seed: r.seed, report: r.report, seconds_per_step: r.secondsPerStep, curve: r.curve, evals: r.evals, ...(r.mechanism ? { mechanism: r.mechanism } : {}) })),
+    runs: runs.map((r) => ({ variant: r.variant, seed: r.seed, report: r.report, seconds_per_step: r.secondsPerStep, curve: slimCurve(r.curve), evals: r.evals, ...(r.mechanism ? { mechanism: r.mechanism } : {}) })),
   };
+}
+
+/**
+ * The per-step fields a summary keeps (what the Benchmarks page draws, and the training diagnostics), at 4 significant
+ * digits: the Benchmarks page bundles every summary.json, and 300 steps × 40 fields × 15 runs would be megabytes.
+ * Each run's full metrics stay in its result.json.
+ */
+export const SUMMARY_CURVE_FIELDS = ['step', 'reward', 'trainSuccess', 'fidelityF1', 'informativeShare', 'entropy', 'klToInit', 'realCalls', 'skipped'] as const;
+
+export function slimCurve(curve: Record<string, unknown>[]): Record<string, unknown>[] {
+  return curve.map((m) => {
+    const out: Record<string, unknown> = {};
+    for (const k of SUMMARY_CURVE_FIELDS) {
+      const v = m[k];
+      if (v === undefined) continue;
+      out[k] = typeof v === 'number' && Number.isFinite(v) && !Number.isInteger(v) ? Number(v.toPrecision(4)) : v;
+    }
+    return out;
+  });
 }
 
 const ci = (e: Estimate, digits = 3) => `${e.mean.toFixed(digits)} [${e.ci95[0].toFixed(digits)}, ${e.ci95[1].toFixed(digits)}]`;
@@ -409,8 +428,11 @@ async function main() {
   if (budget.length) s.budget = summarizeBudget([...runs.filter((r) => r.variant === BASE), ...budgetRuns], { variant: a['budget-variant'], fractions: budget, seeds, steps: a.steps, world: a.world, resamples: a.resamples });
   if (start && all.some((r) => r.mechanism)) s.mechanism = { start: start.measure, options: start.options };
   const md = summaryMarkdown(s) + (s.budget ? '\n' + budgetMarkdown(s.budget) : '');
-  await writeFile(join(a.out, 'summary.json'), JSON.stringify(s, null, 2) + '\n');
-  await writeFile(join(a.out, 'summary.md'), md);
+  // The results folder gets the summary too (a committed folder under docs/results/ is drawn by the Benchmarks page).
+  for (const dir of a.results ? [a.out, a.results] : [a.out]) {
+    await writeFile(join(dir, 'summary.json'), JSON.stringify(s, null, 2) + '\n');
+    await writeFile(join(dir, 'summary.md'), md);
+  }
   console.log(md);
 }
 

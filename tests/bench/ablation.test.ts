@@ -38,6 +38,9 @@ describe('ablation summary', () => {
     expect(sum.variants[0]!.vs_base).toBeNull();
     expect(sum.runs).toHaveLength(20);
     expect(sum.runs[1]!.curve).toEqual([{ step: 1, reward: 0.1 }]);
+    // the summary keeps the drawn per-step fields, rounded; the run's own result.json keeps everything
+    const long = { ...runs[1]!, curve: [{ step: 2, reward: 0.123456789, tokens: 9759, rolloutTokensPerS: 3126.7, trainSuccess: 0.25, skipped: false }] };
+    expect(summarize([...runs.slice(0, 1), long, ...runs.slice(2)], protocol).runs[1]!.curve).toEqual([{ step: 2, reward: 0.1235, trainSuccess: 0.25, skipped: false }]);
 
     const reversed = summarize(seeds.flatMap((s) => [run(BASE, s, 0.2), run(a!, s, 0), run(b!, s, 0), run(c!, s, 0.1)]), protocol);
     const l = reversed.orderings.filter((o) => o.chain_link && o.metric === 'success');

@@ -191,7 +191,7 @@ export const CURVE_METRICS = [
   { key: 'inferenceF1', label: 'inference fidelity F1 (scheduled eval)', from: 'evals' },
   { key: 'fidelityF1', label: 'rehearsal fidelity F1 (training step)', from: 'curve' },
   { key: 'reward', label: 'reward (training step)', from: 'curve' },
-  { key: 'trainSuccess', label: `training-rollout success (moving average of ${TRAIN_SMOOTH} steps; rehearsal arms judge imagined results)`, from: 'curve' },
+  { key: 'trainSuccess', label: `training-rollout success (moving average of ${TRAIN_SMOOTH} steps; in rehearsal arms the rollouts saw imagined results)`, from: 'curve' },
 ] as const;
 export type CurveMetric = (typeof CURVE_METRICS)[number]['key'];
 
