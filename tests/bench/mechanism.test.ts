@@ -49,3 +49,15 @@ describe('mechanism rows', () => {
     expect(e.ci95[1] - 2).toBeCloseTo(4.303 * 1 / Math.sqrt(3), 9);
   });
 });
+
+describe('mechanism command line', () => {
+  it('needs the ablation folder and defaults to the documented design', async () => {
+    const { parseCliArgs } = await import('../../src/cli/args');
+    const { MECHANISM_CLI } = await import('../../src/cli/mechanism');
+    expect(() => parseCliArgs(MECHANISM_CLI, [])).toThrow(/out/);
+    const v = parseCliArgs(MECHANISM_CLI, ['--out', 'runs/x']);
+    if (v === 'help') throw new Error('unexpected help');
+    expect(v).toMatchObject({ out: 'runs/x', probes: 64, 'eval-tasks': 32, 'act-tasks': 30, 'agreement-tasks': 16, 'agreement-k': 4 });
+    expect(() => parseCliArgs(MECHANISM_CLI, ['--out', 'x', '--agreement-k', '1'])).toThrow(/agreement-k/);
+  });
+});
