@@ -297,11 +297,21 @@ test('7, 8: 390 px without sideways scroll, panels stacked; legends outside the 
   expect(new Set(styles).size).toBe(series.length);
   const plot = await page.getByTestId('curve-training').locator('.recharts-surface').first().boundingBox();
   expect(plot!.height).toBeGreaterThanOrEqual(180);
-  // Suite labels wrap (≤ 16 characters a line) instead of crowding; the full label is the hover text.
+  // Suite labels: one row each, on the left of the plot (seventeen under a horizontal axis overlapped), whole and
+  // each clear of the next.
   await page.getByTestId('curve-evals').scrollIntoViewIfNeeded();
-  const tspans = await page.getByTestId('curve-evals').locator('svg tspan').allTextContents();
-  expect(tspans.length).toBeGreaterThan(0);
-  for (const t of tspans) expect(t.length).toBeLessThanOrEqual(17);
+  const rows = JSON.parse((await page.getByTestId('curve-evals').getAttribute('data-rows'))!) as { label: string }[];
+  const ticks = page.getByTestId('curve-evals').locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-label text');
+  await expect(ticks).toHaveCount(rows.length);
+  const labels = await ticks
+    .evaluateAll((els) => els.map((e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, text: e.textContent ?? '' }; }));
+  expect(labels.map((l) => l.text).sort()).toEqual(rows.map((r) => r.label).sort());
+  const plotLeft = (await page.getByTestId('curve-evals').locator('.recharts-surface').first().boundingBox())!.x;
+  labels.sort((a, b) => a.top - b.top);
+  for (let i = 0; i < labels.length; i++) {
+    expect(labels[i]!.left, labels[i]!.text).toBeGreaterThanOrEqual(plotLeft - 0.5);
+    if (i > 0) expect(labels[i]!.top, `${labels[i - 1]!.text} / ${labels[i]!.text}`).toBeGreaterThanOrEqual(labels[i - 1]!.bottom - 0.5);
+  }
   // Dropdowns with file names are a full row wide, so the names are not cut.
   const sel = await page.locator('#f-bc\\.file').boundingBox();
   expect(sel!.width).toBeGreaterThanOrEqual(300);

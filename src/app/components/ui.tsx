@@ -103,7 +103,7 @@ export function Field(props: { k: Key; label: string; step?: number; title?: str
   } else if (spec.kind === 'enum') {
     input = (
       <select id={id} value={String(value)} onChange={(e) => set(props.k, e.target.value as never)}>
-        {spec.values.map((v) => <option key={v} value={v}>{v}</option>)}
+        {spec.values.map((v) => <option key={v} value={v}>{props.options?.find((o) => o.value === v)?.label ?? v}</option>)}
       </select>
     );
   } else if (spec.kind === 'str') {

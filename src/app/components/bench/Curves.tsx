@@ -16,28 +16,6 @@ import { ABLATIONS, ablationCurves, MECHANISM_FIDELITY, mechanismCorrelation, me
 
 const axis = { stroke: '#8a96aa', fontSize: 11, tickLine: false } as const;
 
-/**
- * A category tick whose label wraps onto up to three lines of ≤ 16 characters (issue 24: one-line labels such as
- * "tiny files greedy ×1000" crowded into each other); the full label is the tick's hover text.
- */
-function WrappedTick(props: { x?: number; y?: number; payload?: { value?: unknown } }) {
-  const text = String(props.payload?.value ?? '');
-  const lines: string[] = [];
-  for (const w of text.split(/\s+/)) {
-    const last = lines[lines.length - 1];
-    if (last !== undefined && (last + ' ' + w).length <= 16) lines[lines.length - 1] = `${last} ${w}`;
-    else lines.push(w);
-  }
-  const shown = lines.length > 3 ? [...lines.slice(0, 2), `${lines.slice(2).join(' ').slice(0, 14)}…`] : lines;
-  return (
-    <g transform={`translate(${props.x ?? 0},${props.y ?? 0})`}>
-      <title>{text}</title>
-      <text textAnchor="middle" fill="#8a96aa" fontSize={10}>
-        {shown.map((l, i) => <tspan key={i} x={0} dy={i === 0 ? 12 : 12}>{l}</tspan>)}
-      </text>
-    </g>
-  );
-}
 const tooltip = { contentStyle: { background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }, labelStyle: { color: '#9aa6b8' } };
 
 /** The ablation summary the training curves, their verdict table and the mechanism scatter all describe (bc.file). */
@@ -61,7 +39,7 @@ export function TrainingCurves() {
       yDomain={metric === 'reward' ? undefined : [0, 1]}
       controls={<div className="fields">
         <Field k="bc.file" label="ablation summary" wide options={ABLATIONS.map((a) => ({ value: a.file === ABLATIONS[0]!.file ? '' : a.file, label: a.file }))} />
-        <Field k="bc.metric" label="metric" />
+        <Field k="bc.metric" label="metric" options={CURVE_METRICS.map((m) => ({ value: m.key, label: m.short }))} />
         <Field k="bc.variant" label="variant" options={[{ value: 'all' }, ...variants.map((v) => ({ value: v }))]} />
       </div>}
       empty={<Empty>No {spec.label} values in {chosen.file}{metric === 'inferenceF1' ? ' (no inference probes were scheduled in this run)' : ''}.</Empty>}
@@ -129,7 +107,7 @@ export function MechanismScatter() {
         <span className="chart-title">mechanism: Δ {spec.label} against Δ held-out success, per run</span>
         {points.length > 0 && <ExportButtons name={`mechanism-${chosen.file.replace(/\/summary\.json$|\.json$/, '').replace(/\//g, '-')}-${fid}`} testId="curve-mechanism" chart={ref} csv={csv} />}
       </div>
-      <div className="bench-curve-controls"><div className="fields"><Field k="bc.fid" label="fidelity measure" /></div></div>
+      <div className="bench-curve-controls"><div className="fields"><Field k="bc.fid" label="fidelity measure" options={MECHANISM_FIDELITY.map((m) => ({ value: m.key, label: m.label }))} /></div></div>
       {points.length === 0 ? <Empty>No run in {chosen.file} has two scheduled evaluations with {spec.label} (set evalEvery and evalProbes in the config).</Empty> : (
         <div ref={ref}>
           <ResponsiveContainer width="100%" height={200} initialDimension={{ width: 420, height: 200 }}>
@@ -259,19 +237,20 @@ export function EvalSuites(props: { yourRun: BenchEvalResult | null; yourRunStal
       </div>
       <div className="bench-curve-controls"><div className="fields"><Field k="be.metric" label="metric" /></div></div>
       <div ref={ref}>
-        <ResponsiveContainer width="100%" height={250} initialDimension={{ width: 420, height: 250 }}>
-          <ComposedChart data={rows} margin={{ top: 6, right: 12, bottom: 4, left: 40 }}>
+        {/* One row per result, labels on the left (issue 20 §4: seventeen labels under a 400 px axis overlapped). */}
+        <ResponsiveContainer width="100%" height={36 + 22 * rows.length} initialDimension={{ width: 420, height: 36 + 22 * rows.length }}>
+          <ComposedChart data={rows} layout="vertical" margin={{ top: 6, right: 16, bottom: 4, left: 4 }}>
             <CartesianGrid stroke="#1f2733" />
-            <XAxis dataKey="label" type="category" {...axis} interval={0} tick={<WrappedTick />} height={46} />
-            <YAxis {...axis} width={48} domain={[0, 'auto']} tickFormatter={tickLabel} />
+            <YAxis dataKey="label" type="category" {...axis} interval={0} width={170} tick={{ fontSize: 10, fill: '#8a96aa' }} />
+            <XAxis type="number" {...axis} domain={[0, 1]} tickFormatter={tickLabel} />
             <Tooltip {...tooltip} formatter={(v: unknown) => (Array.isArray(v) ? '' : tickLabel(Number(v)))} />
             {/* Each group its own data, so a group draws a symbol only where it has a value. */}
             <Scatter data={rows.filter((r) => r.shipped !== undefined)} dataKey="shipped" name="shipped results (docs/results/eval)" fill={PALETTE[0]} isAnimationActive={false}>
-              <ErrorBar dataKey="shipped_err" direction="y" width={6} stroke={PALETTE[0]} />
+              <ErrorBar dataKey="shipped_err" direction="x" width={6} stroke={PALETTE[0]} />
             </Scatter>
             {/* Only with a run: a Scatter given no rows falls back to the chart's rows and would draw them all. */}
             {props.yourRun && (<Scatter data={rows.filter((r) => r.yours !== undefined)} dataKey="yours" name="your run" fill={PALETTE[4]} shape="diamond" legendType="diamond" isAnimationActive={false}>
-              <ErrorBar dataKey="yours_err" direction="y" width={6} stroke={PALETTE[4]} />
+              <ErrorBar dataKey="yours_err" direction="x" width={6} stroke={PALETTE[4]} />
             </Scatter>)}
           </ComposedChart>
         </ResponsiveContainer>
@@ -316,10 +295,11 @@ export function PaperReference() {
         millions of parameters on built-in worlds; these numbers are for orientation, not a series to compare with ours.
       </div>
       <div ref={ref}>
-        <ResponsiveContainer width="100%" height={200} initialDimension={{ width: 420, height: 200 }}>
+        <ResponsiveContainer width="100%" height={230} initialDimension={{ width: 420, height: 230 }}>
           <BarChart data={rows as Record<string, unknown>[]} margin={{ top: 6, right: 12, bottom: 4, left: 0 }}>
             <CartesianGrid stroke="#1f2733" />
-            <XAxis dataKey={t.x} {...axis} interval={0} tick={<WrappedTick />} height={46} />
+            {/* Slanted labels: twelve model names side by side overlapped when level. */}
+            <XAxis dataKey={t.x} {...axis} interval={0} angle={-30} textAnchor="end" height={64} tick={{ fontSize: 10, fill: '#8a96aa' }} />
             <YAxis {...axis} width={40} tickFormatter={tickLabel} />
             <Tooltip {...tooltip} cursor={{ fill: '#1f2733' }} />
             {t.series.map((s, i) => <Bar key={s.key} dataKey={s.key} name={s.label} fill={PALETTE[i % PALETTE.length]} isAnimationActive={false} />)}

@@ -184,14 +184,14 @@ export const TRAIN_SMOOTH = 25;
  * end at its last step, per seed), scheduled evaluations (`evals`) or per-step training metrics (`curve`).
  */
 export const CURVE_METRICS = [
-  { key: 'heldOut', label: "held-out success (the ablation's evaluation; step 0: the base model)", from: 'report' },
-  { key: 'success', label: 'success (scheduled eval)', from: 'evals' },
-  { key: 'checklist', label: 'checklist (scheduled eval)', from: 'evals' },
-  { key: 'recallF1', label: 'recall fidelity F1 (scheduled eval)', from: 'evals' },
-  { key: 'inferenceF1', label: 'inference fidelity F1 (scheduled eval)', from: 'evals' },
-  { key: 'fidelityF1', label: 'rehearsal fidelity F1 (training step)', from: 'curve' },
-  { key: 'reward', label: 'reward (training step)', from: 'curve' },
-  { key: 'trainSuccess', label: `training-rollout success (moving average of ${TRAIN_SMOOTH} steps; in rehearsal arms the rollouts saw imagined results)`, from: 'curve' },
+  { key: 'heldOut', short: 'held-out success', label: "held-out success (the ablation's evaluation; step 0: the base model)", from: 'report' },
+  { key: 'success', short: 'success (scheduled eval)', label: 'success (scheduled eval)', from: 'evals' },
+  { key: 'checklist', short: 'checklist (scheduled eval)', label: 'checklist (scheduled eval)', from: 'evals' },
+  { key: 'recallF1', short: 'recall F1 (scheduled eval)', label: 'recall fidelity F1 (scheduled eval)', from: 'evals' },
+  { key: 'inferenceF1', short: 'inference F1 (scheduled eval)', label: 'inference fidelity F1 (scheduled eval)', from: 'evals' },
+  { key: 'fidelityF1', short: 'fidelity F1 (training step)', label: 'rehearsal fidelity F1 (training step)', from: 'curve' },
+  { key: 'reward', short: 'reward (training step)', label: 'reward (training step)', from: 'curve' },
+  { key: 'trainSuccess', short: 'training success (smoothed)', label: `training-rollout success (moving average of ${TRAIN_SMOOTH} steps; in rehearsal arms the rollouts saw imagined results)`, from: 'curve' },
 ] as const;
 export type CurveMetric = (typeof CURVE_METRICS)[number]['key'];
 
