@@ -175,27 +175,27 @@ test('shipped curves are drawn with no compute (time printed), and CSV export ma
 });
 
 test('the URL restores every chart\'s selection, and changing one writes the URL', async ({ page }) => {
-  const sel = 'bc.metric=checklist&bc.variant=envace&bt.mem=best-calls&bt.metric=checklist&be.metric=checklist&bp.table=rehearsal';
+  const sel = 'bc.metric=checklist&bc.variant=grpo-real&bt.mem=best-calls&bt.metric=checklist&be.metric=checklist&bp.table=rehearsal';
   await page.goto(`/?backend=wasm#/benchmarks?${sel}`);
   await expect(page.locator('#f-bc\\.metric')).toHaveValue('checklist');
-  await expect(page.locator('#f-bc\\.variant')).toHaveValue('envace');
+  await expect(page.locator('#f-bc\\.variant')).toHaveValue('grpo-real');
   await expect(page.locator('#f-bt\\.mem')).toHaveValue('best-calls');
   await expect(page.locator('#f-bt\\.metric')).toHaveValue('checklist');
   await expect(page.locator('#f-be\\.metric')).toHaveValue('checklist');
   await expect(page.locator('#f-bp\\.table')).toHaveValue('rehearsal');
   // What is drawn follows the selection: one variant only, best-calls lines only, the N = 2 table.
   const series = JSON.parse((await page.getByTestId('curve-training').getAttribute('data-series'))!) as { key: string }[];
-  expect(series.map((s) => s.key)).toEqual(['envace']);
+  expect(series.map((s) => s.key)).toEqual(['grpo-real']);
   const tts = JSON.parse((await page.getByTestId('curve-rehearsal').getAttribute('data-series'))!) as { key: string }[];
   expect(tts.map((s) => s.key).sort()).toEqual(['parallel_best_calls', 'sequential_best_calls']);
   await expect(page.getByTestId('paper-reference')).toContainText('test-time rehearsal at N = 2');
 
-  await page.locator('#f-bc\\.metric').selectOption('recallF1');
+  await page.locator('#f-bc\\.metric').selectOption('reward');
   await page.locator('#f-bc\\.variant').selectOption('standard-grpo');
-  await expect.poll(() => page.evaluate(() => location.hash)).toContain('bc.metric=recallF1');
+  await expect.poll(() => page.evaluate(() => location.hash)).toContain('bc.metric=reward');
   expect(await page.evaluate(() => location.hash)).toContain('bc.variant=standard-grpo');
   await page.reload();
-  await expect(page.locator('#f-bc\\.metric')).toHaveValue('recallF1');
+  await expect(page.locator('#f-bc\\.metric')).toHaveValue('reward');
   await expect(page.locator('#f-bc\\.variant')).toHaveValue('standard-grpo');
   await expect(page.locator('#f-bp\\.table')).toHaveValue('rehearsal');
   const after = JSON.parse((await page.getByTestId('curve-training').getAttribute('data-series'))!) as { key: string }[];

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import * as advantages from '../rl/advantages';
 import { VARIANTS, type VariantName } from '../rl/advantages';
 import type { RunSpec } from '../rl/session';
+import { DEFAULT_TRAIN_CONFIG, validateTrainConfig } from '../rl/trainer';
 import { loadModelFolder } from '../engine/modelFolder';
 import { worldNames } from '../envs/worlds/index';
 import { evalReport, METRICS, metricValues, PAPER_PROTOCOL, type EvalReport, type MetricName, type TaskScore } from '../bench/evaluation';
@@ -64,6 +65,7 @@ export const ABLATION_CLI = defineCli({
     resamples: { type: 'int', help: 'bootstrap resamples', default: DEFAULT_RESAMPLES, min: 100 },
     out: { type: 'string', help: 'output folder', default: 'runs/ablation' },
     results: { type: 'string', help: 'also write each finished (variant, seed) result here at once, as VARIANT-seedS.json (e.g. under docs/results/), so a stop loses at most the run in flight; and the summary at the end' },
+    import: { type: 'list', help: 'count runs trained earlier with this recipe: VARIANT:SEED:MODEL_DIR (the folder\'s recorded variant, seed, steps, starting model and training config must be this ablation\'s); evaluated like the others, without a per-step curve' },
     'summary-only': { type: 'boolean', help: 'train and evaluate nothing: rebuild summary.json and summary.md from the finished runs in --out' },
   },
 });
@@ -83,6 +85,8 @@ export interface RunResult {
   realFraction?: number;
   /** The run's end measured by `npm run mechanism` (its folder's mechanism.json), when measured. */
   mechanism?: MechanismMeasure;
+  /** A run trained earlier with the same recipe (--import): its model folder. */
+  imported?: string;
 }
 
 async function readJsonl(path: string): Promise<Record<string, unknown>[]> {
@@ -321,6 +325,30 @@ export async function folderResults(out: string): Promise<RunResult[]> {
   return found;
 }
 
+/**
+ * Why a model folder is not a run of this ablation (--import): its recorded RL run (config.json envace.rl) against
+ * the variant, seed, steps, starting model and resolved training config this ablation would use. A field the
+ * recorded config lacks counts as its default (fields added since keep the old behaviour by default). [] = it is one.
+ */
+export function importMismatch(rl: unknown, want: { variant: string; seed: number; steps: number; model: string; config: Record<string, unknown> }, defaults: Record<string, unknown>): string[] {
+  if (typeof rl !== 'object' || rl === null) return ['the folder records no RL run (config.json envace.rl)'];
+  const r = rl as { variant?: unknown; seed?: unknown; steps?: unknown; from?: unknown; config?: Record<string, unknown> };
+  const out: string[] = [];
+  if (r.variant !== want.variant) out.push(`variant ${String(r.variant)}, not ${want.variant}`);
+  if (r.seed !== want.seed) out.push(`seed ${String(r.seed)}, not ${want.seed}`);
+  if (r.steps !== want.steps) out.push(`${String(r.steps)} steps, not ${want.steps}`);
+  if (String(r.from ?? '').replace(/\/+$/, '') !== want.model.replace(/\/+$/, '')) out.push(`trained from ${String(r.from)}, not ${want.model}`);
+  const got = r.config ?? {};
+  for (const k of [...new Set([...Object.keys(got), ...Object.keys(want.config)])].sort()) {
+    const g = k in got ? got[k] : defaults[k];
+    if (JSON.stringify(g) !== JSON.stringify(want.config[k])) out.push(`${k} ${JSON.stringify(g)}, not ${JSON.stringify(want.config[k])}`);
+  }
+  return out;
+}
+
+/** A run spec's training config alone (what a trained folder records as envace.rl.config). */
+const stripSpec = ({ world: _w, difficulty: _d, taskPool: _t, poolSeeds: _p, ...rest }: RunSpec & { model?: string }) => { const { model: _m, ...cfg } = rest as typeof rest & { model?: string }; return cfg; };
+
 /** A mechanism record (npm run mechanism), or null when absent, of another format, or measured with other options. */
 export async function readMechanism(f: string, options?: MechanismOptions): Promise<MechanismRecord | null> {
   if (!existsSync(f)) return null;
@@ -374,6 +402,27 @@ async function main() {
       const e = await evaluate(null, BASE, seed, `base seed ${seed} eval`);
       r = { variant: BASE, seed, steps: 0, secondsPerStep: null, ...e, curve: [], evals: [], difficulty: a.difficulty };
       await save(dir, r);
+    }
+    runs.push(r);
+  }
+  for (const spec of a['summary-only'] ? [] : a.import ?? []) {
+    const m = /^([\w-]+):(\d+):(.+)$/.exec(spec);
+    if (!m || !(m[1]! in VARIANTS)) throw new Error(`--import ${spec}: expected VARIANT:SEED:MODEL_DIR with a known variant`);
+    const [variant, seed, dir] = [m[1]!, Number(m[2]), m[3]!];
+    const target = join(a.out, `${variant}-seed${seed}`);
+    let r = await finished(target);
+    if (!r) {
+      const folder = await loadModelFolder(dir);
+      const runSpec = { ...base, variant: variant as VariantName, seed, steps: a.steps };
+      const resolved = validateTrainConfig(stripSpec(runSpec));
+      if (!resolved.ok) throw new Error(`--import ${spec}: ${resolved.errors.join('; ')}`);
+      const problems = importMismatch((folder.rawConfig.envace as { rl?: unknown } | undefined)?.rl, { variant, seed, steps: a.steps, model: a.model, config: resolved.config as unknown as Record<string, unknown> }, DEFAULT_TRAIN_CONFIG as unknown as Record<string, unknown>);
+      if (problems.length) throw new Error(`--import ${spec}: not this ablation's recipe: ${problems.join('; ')}`);
+      await mkdir(target, { recursive: true });
+      await writeFile(join(target, 'config.json'), JSON.stringify({ model: a.model, world: a.world, ...runSpec, resolved: resolved.config }, null, 2) + '\n');
+      const e = await evaluate(dir, variant, seed, `${variant} seed ${seed} (imported) eval`);
+      r = { variant, seed, steps: a.steps, secondsPerStep: null, ...e, curve: [], evals: [], difficulty: a.difficulty, imported: dir };
+      await save(target, r);
     }
     runs.push(r);
   }

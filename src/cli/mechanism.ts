@@ -38,23 +38,27 @@ export const MECHANISM_CLI = defineCli({
 
 const FILE = 'mechanism.json';
 
-/** The starting model (checkpoint null) or a run's final checkpoint, measured. */
-async function measure(spec: RunSpec & { model: string }, runDir: string | null, o: MechanismOptions): Promise<MechanismMeasure> {
-  const folder = await loadModelFolder(spec.model);
+/**
+ * The starting model (runDir null), a run's final checkpoint, or an imported run's model folder (`npm run ablation
+ * --import`: no checkpoint; a shared-model variant's one folder holds both roles), measured.
+ */
+async function measure(spec: RunSpec & { model: string }, runDir: string | null, o: MechanismOptions, imported?: string): Promise<MechanismMeasure> {
+  const separate = (VARIANTS as Record<string, { models?: string }>)[spec.variant ?? '']?.models === 'per-role';
+  if (imported && separate) throw new Error(`${imported}: an imported per-role run has no checkpoint with its Rehearse model`);
+  const folder = await loadModelFolder(imported ?? spec.model);
   const { model: _m, ...rest } = spec;
   const trainer = makeTrainer(folder, nodeRuntime(), { ...rest, evalProbes: o.probes, evalTasks: o.evalTasks, evalK: 1 }, {
-    runId: 'run', ...(runDir ? { store: new FileCheckpointStore(join(runDir, 'checkpoints')) } : {}),
+    runId: 'run', ...(runDir && !imported ? { store: new FileCheckpointStore(join(runDir, 'checkpoints')) } : {}),
   });
-  if (runDir && !(await trainer.resume())) throw new Error(`${runDir}: no checkpoint to measure`);
+  if (runDir && !imported && !(await trainer.resume())) throw new Error(`${runDir}: no checkpoint to measure`);
   const e = await trainer.evaluate();
   // The Act role is the exported model (every variant); its Rehearse role is the same weights except for per-role.
-  const act = runDir ? await loadModelFolder(join(runDir, 'model')) : folder;
+  const act = imported ? folder : runDir ? await loadModelFolder(join(runDir, 'model')) : folder;
   const settings = rolloutSettings(profileFromConfig(act.rawConfig));
   const gen = await samplerFromFolder(act, createNodeRuntime({ threads: 1 }), { mode: 'fast' });
   try {
     const world = getWorld(spec.world ?? 'files');
     const acc = await teacherForcedActAccuracy(world.tasks({ split: 'test', count: o.actTasks }), gen, settings);
-    const separate = (VARIANTS as Record<string, { models?: string }>)[spec.variant ?? '']?.models === 'per-role';
     const agree = o.agreementTasks > 0 && !(runDir && separate)
       ? await measureAgreement(world.tasks({ split: 'train', count: o.agreementTasks }), gen, { k: o.agreementK, temperature: 1, seed: 0, probes: 0, rollout: settings })
       : null;
@@ -88,10 +92,10 @@ async function main() {
     const { resolved: _r, ...spec } = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as RunSpec & { model: string; resolved?: unknown };
     return spec;
   };
-  const record = async (variant: string, seed: number, step: number, spec: RunSpec & { model: string }, runDir: string | null) => {
+  const record = async (variant: string, seed: number, step: number, spec: RunSpec & { model: string }, runDir: string | null, imported?: string) => {
     const t0 = process.cpuUsage();
     process.stderr.write(`${variant} seed ${seed}: measuring…\n`);
-    const m = await measure(spec, runDir, o);
+    const m = await measure(spec, runDir, o, imported);
     const u = process.cpuUsage(t0);
     return { format: MECHANISM_FORMAT, variant, seed, step, options: o, measure: m, cpuSeconds: Math.round((u.user + u.system) / 1e6) } as MechanismRecord;
   };
@@ -102,7 +106,7 @@ async function main() {
   for (const r of trained) {
     const dir = join(a.out, `${r.variant}-seed${r.seed}`);
     let m = await readMechanism(join(dir, FILE), o);
-    if (!m) await save(dir, (m = await record(r.variant, r.seed, r.steps, await specOf(dir), dir)));
+    if (!m) await save(dir, (m = await record(r.variant, r.seed, r.steps, await specOf(dir), dir, r.imported)));
     ends.push(m);
   }
   const baseOf = (seed: number) => runs.find((r) => r.variant === BASE && r.seed === seed);

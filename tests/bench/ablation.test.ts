@@ -130,3 +130,18 @@ describe('ablation command line', () => {
     expect(() => parseCliArgs(ABLATION_CLI, ['--offset', '-1'])).toThrow(/offset/);
   });
 });
+
+describe('importing a run trained earlier (--import)', () => {
+  it('accepts a folder whose recorded run is this recipe, and names every difference otherwise', async () => {
+    const { importMismatch } = await import('../../src/cli/ablation');
+    const want = { variant: 'envace', seed: 1, steps: 300, model: 'models/files-starter', config: { lr: 1e-4, groupSize: 8, negativeAdvantages: 'keep' } };
+    const defaults = { lr: 1e-6, groupSize: 4, negativeAdvantages: 'keep' };
+    // recorded before negativeAdvantages existed: its default stands in
+    const rl = { variant: 'envace', seed: 1, steps: 300, from: 'models/files-starter/', config: { lr: 1e-4, groupSize: 8 } };
+    expect(importMismatch(rl, want, defaults)).toEqual([]);
+    expect(importMismatch({ ...rl, seed: 2, config: { lr: 3e-4, groupSize: 8 } }, want, defaults)).toEqual(['seed 2, not 1', 'lr 0.0003, not 0.0001']);
+    expect(importMismatch({ ...rl, from: 'models/retail-starter' }, want, defaults)[0]).toMatch(/trained from models\/retail-starter/);
+    expect(importMismatch({ ...rl, config: { lr: 1e-4, groupSize: 8, negativeAdvantages: 'drop' } }, want, defaults)).toEqual(['negativeAdvantages "drop", not "keep"']);
+    expect(importMismatch(undefined, want, defaults)).toEqual(['the folder records no RL run (config.json envace.rl)']);
+  });
+});

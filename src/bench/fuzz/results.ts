@@ -94,7 +94,7 @@ function draw(kind: Kind, value: unknown): string {
       for (const f of MECHANISM_FIDELITY) {
         const pts = mechanismPoints(a, f.key);
         for (const p of pts) if (![p.dFidelity, p.dSuccess, p.fromStep, p.toStep].every(Number.isFinite)) throw new FuzzViolation('bad-mechanism-point', JSON.stringify(p));
-        const c = mechanismCorrelation(pts, 50);
+        const c = mechanismCorrelation(pts);
         if (c && !(Math.abs(c.r) <= 1 + 1e-9 && c.ci95[0] <= c.ci95[1] + 1e-12)) throw new FuzzViolation('bad-correlation', JSON.stringify(c));
       }
       // the verdict table beside it

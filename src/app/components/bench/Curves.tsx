@@ -131,7 +131,7 @@ export function MechanismScatter() {
           ? `the starting model against each trained run's end, measured alike (npm run mechanism); Δ success is the held-out evaluation (${chosen.data.protocol.n_tasks} tasks) against the base model of the same seed`
           : points.some((p) => p.source === 'measured') ? "measured runs (npm run mechanism: held-out Δ success against the same seed's base) and, for the rest, first vs last scheduled evaluation"
             : 'first vs last scheduled evaluation of each trained run'} ({points.length} run{points.length === 1 ? '' : 's'}).{' '}
-        {corr ? <>Correlation across runs r = <b>{corr.r.toFixed(2)}</b> [{corr.ci95[0].toFixed(2)}, {corr.ci95[1].toFixed(2)}] (95% bootstrap over runs, n = {corr.n}){corr.ci95[0] > 0 ? ': fidelity gains go with success gains.' : corr.ci95[1] < 0 ? ': fidelity gains go with success losses.' : ': no link shown at this scale (the interval includes 0).'}</>
+        {corr ? <>Correlation across runs r = <b>{corr.r.toFixed(2)}</b> [{corr.ci95[0].toFixed(2)}, {corr.ci95[1].toFixed(2)}] (95% Fisher-z interval, n = {corr.n}){corr.ci95[0] > 0 ? ': fidelity gains go with success gains across these runs (arms pooled: a difference between arms alone can do this).' : corr.ci95[1] < 0 ? ': fidelity gains go with success losses across these runs (arms pooled).' : ': no link shown at this scale (the interval includes 0).'}</>
           : 'Too few runs (or no spread) to state a correlation.'}
       </div>
     </div>
