@@ -67,6 +67,7 @@ export const ABLATION_CLI = defineCli({
     results: { type: 'string', help: 'also write each finished (variant, seed) result here at once, as VARIANT-seedS.json (e.g. under docs/results/), so a stop loses at most the run in flight; and the summary at the end' },
     import: { type: 'list', help: 'count runs trained earlier with this recipe: VARIANT:SEED:MODEL_DIR (the folder\'s recorded variant, seed, steps, starting model and training config must be this ablation\'s); evaluated like the others, without a per-step curve' },
     'summary-only': { type: 'boolean', help: 'train and evaluate nothing: rebuild summary.json and summary.md from the finished runs in --out' },
+    'no-train': { type: 'boolean', help: 'train nothing: evaluate the base model per seed and the --import runs (e.g. the same runs under a second protocol), then the summary' },
   },
 });
 
@@ -429,7 +430,7 @@ async function main() {
   const budget = [...new Set(a.budget ?? [])];
   // A budget sweep alone unless variants were asked for by name (the default list would multiply its cost).
   const named = process.argv.slice(2).some((x) => x === '--variants' || x.startsWith('--variants='));
-  for (const variant of (a['summary-only'] || (budget.length && !named) ? [] : a.variants) as VariantName[]) {
+  for (const variant of (a['summary-only'] || a['no-train'] || (budget.length && !named) ? [] : a.variants) as VariantName[]) {
     for (const seed of seeds) {
       const dir = join(a.out, `${variant}-seed${seed}`);
       let r = await finished(dir);
@@ -446,7 +447,7 @@ async function main() {
     }
   }
   const budgetRuns: RunResult[] = [];
-  for (const p of a['summary-only'] ? [] : budget) {
+  for (const p of a['summary-only'] || a['no-train'] ? [] : budget) {
     for (const seed of seeds) {
       const dir = join(a.out, `budget-p${p}-seed${seed}`);
       // p = 0 is the plain variant: its run of this ablation is reused when there is one.

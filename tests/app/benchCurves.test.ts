@@ -80,6 +80,11 @@ describe('ablationCurves', () => {
       { file: 'b-tie/summary.json', data: mk('models/retail-starter', 300, 4) },
     ];
     expect([...xs].sort(ablationOrder).map((x) => x.file)).toEqual(['b-tie/summary.json', 'powered/summary.json', 'pilot/summary.json', 'small/summary.json']);
+    // the same runs under a second protocol (imported, no curves) come after the summary with the curves
+    const plain = mk('models/files-starter', 300, 4);
+    const withCurves: AblationSummary = { ...plain, runs: plain.runs.map((r) => (r.variant === 'base' ? r : { ...r, curve: [{ step: 1, reward: 0.5 }] })) };
+    const pair = [{ file: 'powered/avg2/summary.json', data: mk('models/files-starter', 300, 4) }, { file: 'powered/summary.json', data: withCurves }];
+    expect(pair.sort(ablationOrder).map((x) => x.file)).toEqual(['powered/summary.json', 'powered/avg2/summary.json']);
   });
 
   it('exports as CSV exactly the drawn points', () => {

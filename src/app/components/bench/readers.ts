@@ -220,7 +220,11 @@ function heldOutSuccess(s: AblationSummary, variant: string, seed: number): numb
  */
 export function ablationOrder(a: { file: string; data: AblationSummary }, b: { file: string; data: AblationSummary }): number {
   const trained = (x: AblationSummary) => x.runs.filter((r) => r.variant !== 'base').length * x.protocol.steps;
-  return Number(isStarter(b.data.protocol.model)) - Number(isStarter(a.data.protocol.model)) || trained(b.data) - trained(a.data) || a.file.localeCompare(b.file);
+  // Of two summaries of the same runs (e.g. a second evaluation protocol over imported runs), the one that has the
+  // training curves.
+  const curves = (x: AblationSummary) => x.runs.filter((r) => r.curve.length > 0).length;
+  return Number(isStarter(b.data.protocol.model)) - Number(isStarter(a.data.protocol.model)) || trained(b.data) - trained(a.data)
+    || curves(b.data) - curves(a.data) || a.file.localeCompare(b.file);
 }
 
 /** A shipped starter policy (models/files-starter, models/retail-starter), not its trained descendants. */
