@@ -38,7 +38,7 @@ export function TrainingCurves() {
       title={`training curves: ${spec.label} against step`} x="step" xLabel="training step" rows={rows} series={series}
       yDomain={metric === 'reward' ? undefined : [0, 1]}
       controls={<div className="fields">
-        <Field k="bc.file" label="ablation summary" wide options={ABLATIONS.map((a) => ({ value: a.file === ABLATIONS[0]!.file ? '' : a.file, label: a.file }))} />
+        <Field k="bc.file" label="ablation summary" wide options={ABLATIONS.map((a) => ({ value: a.file === ABLATIONS[0]!.file ? '' : a.file, label: `${a.file} (${modelName(a.data.protocol.model)}, ${a.data.protocol.world})` }))} />
         <Field k="bc.metric" label="metric" options={CURVE_METRICS.map((m) => ({ value: m.key, label: m.short }))} />
         <Field k="bc.variant" label="variant" options={[{ value: 'all' }, ...variants.map((v) => ({ value: v }))]} />
       </div>}
