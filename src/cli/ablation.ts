@@ -348,7 +348,12 @@ export function importMismatch(rl: unknown, want: { variant: string; seed: numbe
 }
 
 /** A run spec's training config alone (what a trained folder records as envace.rl.config). */
-const stripSpec = ({ world: _w, difficulty: _d, taskPool: _t, poolSeeds: _p, ...rest }: RunSpec & { model?: string }) => { const { model: _m, ...cfg } = rest as typeof rest & { model?: string }; return cfg; };
+const stripSpec = ({ world: _w, difficulty: _d, taskPool: _t, poolSeeds: _p, model: _m, ...cfg }: RunSpec & { model?: string }) => cfg;
+
+/** Where one (variant, seed) of an ablation lives, and the mechanism's files (npm run mechanism): one place for both commands. */
+export const runFolder = (out: string, variant: string, seed: number) => join(out, `${variant}-seed${seed}`);
+export const MECHANISM_START = 'mechanism-start.json';
+export const MECHANISM_FILE = 'mechanism.json';
 
 /** A mechanism record (npm run mechanism), or null when absent, of another format, or measured with other options. */
 export async function readMechanism(f: string, options?: MechanismOptions): Promise<MechanismRecord | null> {
@@ -396,7 +401,7 @@ async function main() {
     return r;
   };
   for (const seed of a['summary-only'] ? [] : seeds) {
-    const dir = join(a.out, `${BASE}-seed${seed}`);
+    const dir = runFolder(a.out, BASE, seed);
     let r = await finished(dir);
     if (!r) {
       await mkdir(dir, { recursive: true });
@@ -410,7 +415,7 @@ async function main() {
     const m = /^([\w-]+):(\d+):(.+)$/.exec(spec);
     if (!m || !(m[1]! in VARIANTS)) throw new Error(`--import ${spec}: expected VARIANT:SEED:MODEL_DIR with a known variant`);
     const [variant, seed, dir] = [m[1]!, Number(m[2]), m[3]!];
-    const target = join(a.out, `${variant}-seed${seed}`);
+    const target = runFolder(a.out, variant, seed);
     let r = await finished(target);
     if (!r) {
       const folder = await loadModelFolder(dir);
@@ -432,7 +437,7 @@ async function main() {
   const named = process.argv.slice(2).some((x) => x === '--variants' || x.startsWith('--variants='));
   for (const variant of (a['summary-only'] || a['no-train'] || (budget.length && !named) ? [] : a.variants) as VariantName[]) {
     for (const seed of seeds) {
-      const dir = join(a.out, `${variant}-seed${seed}`);
+      const dir = runFolder(a.out, variant, seed);
       let r = await finished(dir);
       if (!r) {
         const t = await runTraining({
@@ -472,8 +477,8 @@ async function main() {
   const all = mergeRuns(runs, (await folderResults(a.out)).filter((r) => r.realFraction === undefined && sameProtocol(r, a)));
   const allSeeds = [...new Set(all.map((r) => r.seed))].sort((x, y) => x - y);
   // The mechanism's measurements (npm run mechanism), where a run has them with the starting model's.
-  const start = await readMechanism(join(a.out, 'mechanism-start.json'));
-  if (start) for (const r of all) r.mechanism = (await readMechanism(join(a.out, `${r.variant}-seed${r.seed}`, 'mechanism.json'), start.options))?.measure ?? r.mechanism;
+  const start = await readMechanism(join(a.out, MECHANISM_START));
+  if (start) for (const r of all) r.mechanism = (await readMechanism(join(runFolder(a.out, r.variant, r.seed), MECHANISM_FILE), start.options))?.measure ?? r.mechanism;
   const s = summarize(all, { world: a.world, split: 'test', n_tasks: a.tasks, offset: a.offset, difficulty: a.difficulty, k: a.k, temperature: a.temperature, top_p: a['top-p'], seeds: allSeeds, steps: a.steps, model: a.model, config: base, resamples: a.resamples });
   if (budget.length) s.budget = summarizeBudget([...runs.filter((r) => r.variant === BASE), ...budgetRuns], { variant: a['budget-variant'], fractions: budget, seeds, steps: a.steps, world: a.world, resamples: a.resamples });
   if (start && all.some((r) => r.mechanism)) s.mechanism = { start: start.measure, options: start.options };

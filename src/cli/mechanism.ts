@@ -19,7 +19,7 @@ import { getWorld } from '../envs/worlds/index';
 import { VARIANTS } from '../rl/advantages';
 import { FileCheckpointStore } from '../rl/checkpoint-node';
 import { makeTrainer, type RunSpec } from '../rl/session';
-import { BASE, folderResults, readMechanism } from './ablation';
+import { BASE, folderResults, MECHANISM_FILE, MECHANISM_START, readMechanism, runFolder } from './ablation';
 import { cliArgs, defineCli } from './args';
 
 export const MECHANISM_CLI = defineCli({
@@ -35,8 +35,6 @@ export const MECHANISM_CLI = defineCli({
     results: { type: 'string', help: 'also write each record here as mechanism-VARIANT-seedS.json' },
   },
 });
-
-const FILE = 'mechanism.json';
 
 /**
  * The starting model (runDir null), a run's final checkpoint, or an imported run's model folder (`npm run ablation
@@ -84,7 +82,7 @@ async function main() {
   if (a.results) await mkdir(a.results, { recursive: true });
   const save = async (dir: string, r: MechanismRecord) => {
     const text = JSON.stringify(r, null, 1) + '\n';
-    await writeFile(join(dir, r.variant === 'start' ? `mechanism-start.json` : FILE), text);
+    await writeFile(join(dir, r.variant === 'start' ? MECHANISM_START : MECHANISM_FILE), text);
     if (a.results) await writeFile(join(a.results, `mechanism-${r.variant}-seed${r.seed}.json`), text);
   };
   // config.json is the run's spec as given, plus the trainer's resolved config (which is derived, not an input).
@@ -99,13 +97,13 @@ async function main() {
     const u = process.cpuUsage(t0);
     return { format: MECHANISM_FORMAT, variant, seed, step, options: o, measure: m, cpuSeconds: Math.round((u.user + u.system) / 1e6) } as MechanismRecord;
   };
-  const firstDir = join(a.out, `${trained[0]!.variant}-seed${trained[0]!.seed}`);
-  let start = await readMechanism(join(a.out, 'mechanism-start.json'), o);
+  const firstDir = runFolder(a.out, trained[0]!.variant, trained[0]!.seed);
+  let start = await readMechanism(join(a.out, MECHANISM_START), o);
   if (!start) await save(a.out, (start = await record('start', 0, 0, await specOf(firstDir), null)));
   const ends: MechanismRecord[] = [];
   for (const r of trained) {
-    const dir = join(a.out, `${r.variant}-seed${r.seed}`);
-    let m = await readMechanism(join(dir, FILE), o);
+    const dir = runFolder(a.out, r.variant, r.seed);
+    let m = await readMechanism(join(dir, MECHANISM_FILE), o);
     if (!m) await save(dir, (m = await record(r.variant, r.seed, r.steps, await specOf(dir), dir, r.imported)));
     ends.push(m);
   }

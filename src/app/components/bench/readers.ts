@@ -331,10 +331,9 @@ const isShare = (v: unknown): v is number => isNum(v) && v >= 0 && v <= 1;
 export function mechanismPoints(s: AblationSummary, fidelity: MechanismFidelity): MechanismPoint[] {
   const out: MechanismPoint[] = [];
   const start = isObj(s.mechanism) && isObj(s.mechanism.start) ? s.mechanism.start : null;
-  const heldOut = (variant: string, seed: number) => heldOutSuccess(s, variant, seed);
   for (const run of s.runs) {
     if (run.variant === 'base') continue;
-    const after = heldOut(run.variant, run.seed), before = heldOut('base', run.seed);
+    const after = heldOutSuccess(s, run.variant, run.seed), before = heldOutSuccess(s, 'base', run.seed);
     if (start && isObj(run.mechanism) && isShare(start[fidelity]) && isShare(run.mechanism[fidelity]) && after !== null && before !== null) {
       out.push({
         variant: run.variant, seed: run.seed, fromStep: 0, toStep: s.protocol.steps, source: 'measured',
