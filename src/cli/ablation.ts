@@ -362,6 +362,31 @@ export async function readMechanism(f: string, options?: MechanismOptions): Prom
   return r.format === MECHANISM_FORMAT && (!options || sameOptions(r.options, options)) ? r : null;
 }
 
+/**
+ * Put back into `out` what the results folder holds and the run folders lack: each finished (arm, seed)'s result
+ * (VARIANT-seedS.json, budget-pP-seedS.json) as its run folder's result.json, and the mechanism records. The results
+ * folder is the committed, durable copy; `out` (runs/) is scratch that a new machine does not have. A run folder
+ * that already has its file keeps it. Returns the files written.
+ */
+export async function restoreFromResults(out: string, results: string): Promise<string[]> {
+  if (!existsSync(results)) return [];
+  const written: string[] = [];
+  const put = async (to: string, from: string) => {
+    if (existsSync(to)) return;
+    await mkdir(join(to, '..'), { recursive: true });
+    await writeFile(to, await readFile(join(results, from)));
+    written.push(to);
+  };
+  for (const name of (await readdir(results)).sort()) {
+    const m = /^(mechanism-)?([\w.-]+)-seed(\d+)\.json$/.exec(name);
+    if (!m) continue;
+    const [mech, run, seed] = [Boolean(m[1]), m[2]!, Number(m[3])];
+    if (!mech) await put(join(out, `${run}-seed${seed}`, 'result.json'), name);
+    else await put(run === 'start' ? join(out, MECHANISM_START) : join(runFolder(out, run, seed), MECHANISM_FILE), name);
+  }
+  return written;
+}
+
 /** This process's runs, then the folder's others; one per (variant, seed). */
 export function mergeRuns(mine: RunResult[], others: RunResult[]): RunResult[] {
   const key = (r: RunResult) => `${r.variant}|${r.seed}`;
@@ -384,6 +409,10 @@ async function main() {
   };
   const sampling = { k: a.k, temperature: a.temperature, topP: a['top-p'] };
   await mkdir(a.out, { recursive: true });
+  if (a.results) {
+    const restored = await restoreFromResults(a.out, a.results);
+    if (restored.length) process.stderr.write(`${restored.length} finished file(s) put back into ${a.out} from ${a.results}\n`);
+  }
   const startFolder = await loadModelFolder(a.model);
   const runs: RunResult[] = [];
   const evaluate = async (folderPath: string | null, variant: string, seed: number, label: string) => {

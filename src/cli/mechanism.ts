@@ -6,6 +6,7 @@
 // (mechanism.json in its folder, and MECHANISM-VARIANT-seedS.json under --results), skipped on a rerun; then a
 // table of each variant's changes. `npm run ablation -- … --summary-only` puts them into summary.json.
 
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { profileFromConfig, rolloutSettings } from '../agent/profile';
@@ -19,7 +20,7 @@ import { getWorld } from '../envs/worlds/index';
 import { VARIANTS } from '../rl/advantages';
 import { FileCheckpointStore } from '../rl/checkpoint-node';
 import { makeTrainer, type RunSpec } from '../rl/session';
-import { BASE, folderResults, MECHANISM_FILE, MECHANISM_START, readMechanism, runFolder } from './ablation';
+import { BASE, folderResults, MECHANISM_FILE, MECHANISM_START, readMechanism, restoreFromResults, runFolder } from './ablation';
 import { cliArgs, defineCli } from './args';
 
 export const MECHANISM_CLI = defineCli({
@@ -76,6 +77,8 @@ async function measure(spec: RunSpec & { model: string }, runDir: string | null,
 async function main() {
   const a = cliArgs(MECHANISM_CLI);
   const o: MechanismOptions = { probes: a.probes, evalTasks: a['eval-tasks'], actTasks: a['act-tasks'], agreementTasks: a['agreement-tasks'], agreementK: a['agreement-k'] };
+  // Runs finished on another machine are known from the results folder (their records included).
+  if (a.results) await restoreFromResults(a.out, a.results);
   const runs = (await folderResults(a.out)).filter((r) => r.realFraction === undefined);
   const trained = runs.filter((r) => r.variant !== BASE);
   if (!trained.length) throw new Error(`${a.out}: no finished trained run (result.json) to measure`);
@@ -87,6 +90,7 @@ async function main() {
   };
   // config.json is the run's spec as given, plus the trainer's resolved config (which is derived, not an input).
   const specOf = async (dir: string) => {
+    if (!existsSync(join(dir, 'config.json'))) throw new Error(`${dir}: no config.json, so nothing to measure (a run restored from --results keeps its result, not its model); measure it where it was trained`);
     const { resolved: _r, ...spec } = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as RunSpec & { model: string; resolved?: unknown };
     return spec;
   };

@@ -103,6 +103,35 @@ describe('ablation summary', () => {
     expect(merged.map((r) => `${r.variant}-${r.seed}`)).toEqual(['base-1', 'grpo-real-3']);
     expect(merged[0]).toBe(mine[0]);
   });
+
+  it('puts back the finished runs and mechanism records a results folder holds, never over a run folder\'s own', async () => {
+    const { restoreFromResults, folderResults, runFolder, MECHANISM_FILE, MECHANISM_START } = await import('../../src/cli/ablation');
+    const { mkdtemp, mkdir, writeFile, readFile } = await import('node:fs/promises');
+    const { existsSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const root = await mkdtemp(join(tmpdir(), 'restore-'));
+    const [out, results] = [join(root, 'runs'), join(root, 'results')];
+    await mkdir(join(results, 'avg2'), { recursive: true });
+    const files: Record<string, string> = {
+      'base-seed1.json': JSON.stringify(run(BASE, 1, 0)), 'grpo-real-seed3.json': JSON.stringify(run('grpo-real', 3, 0.1)),
+      'budget-p0.25-seed2.json': JSON.stringify(run('envace', 2, 0)), 'mechanism-start-seed0.json': '{"s":1}',
+      'mechanism-grpo-real-seed3.json': '{"m":3}', 'summary.json': '{}', 'summary.md': '',
+    };
+    for (const [n, t] of Object.entries(files)) await writeFile(join(results, n), t);
+    // A run folder that already finished here keeps its own result.
+    await mkdir(runFolder(out, BASE, 1), { recursive: true });
+    await writeFile(join(runFolder(out, BASE, 1), 'result.json'), JSON.stringify(run(BASE, 1, 0.5)));
+    const written = await restoreFromResults(out, results);
+    expect(written.length).toBe(4);
+    expect((await folderResults(out)).map((r) => `${r.variant}-${r.seed}`)).toEqual(['base-1', 'envace-2', 'grpo-real-3']);
+    expect(JSON.parse(await readFile(join(runFolder(out, BASE, 1), 'result.json'), 'utf8')).perTask).toEqual(run(BASE, 1, 0.5).perTask);
+    expect(await readFile(join(out, MECHANISM_START), 'utf8')).toBe('{"s":1}');
+    expect(await readFile(join(runFolder(out, 'grpo-real', 3), MECHANISM_FILE), 'utf8')).toBe('{"m":3}');
+    expect(existsSync(join(out, 'summary-seed0'))).toBe(false);
+    expect(await restoreFromResults(out, results)).toEqual([]);
+    expect(await restoreFromResults(out, join(root, 'absent'))).toEqual([]);
+  });
 });
 
 describe('ablation command line', () => {
