@@ -413,3 +413,13 @@ export function evalSuiteRows(evals: { file: string; data: EvalJson }[], metric:
     };
   });
 }
+
+/**
+ * The sweep the rehearsal chart opens on: the largest full sweep of a policy trained with memories in its prompts
+ * (issue 20 §3), else a competent starter's full sweep (issue 24), else the first full sweep, else the first.
+ */
+export function defaultSweep<T extends { file: string; data: TtsResult }>(sweeps: T[]): T | undefined {
+  const full = sweeps.filter((t) => t.data.configs.length > 3);
+  const trained = full.filter((t) => t.data.memoryTrained).sort((a, b) => b.data.tasksDone - a.data.tasksDone || a.file.localeCompare(b.file));
+  return trained[0] ?? full.find((t) => isStarter(t.data.model)) ?? full[0] ?? sweeps[0];
+}

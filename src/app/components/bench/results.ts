@@ -4,7 +4,7 @@
 // Every file goes through its reader (./readers.ts): one that does not match its format is skipped (and named
 // in the console), never drawn half-read. The formats are docs/results/README.md and src/tts/README.md.
 
-import { ablationOrder, isStarter, readAblationSummary, readBudgetSweep, readEvalJson, readTtsResult, type AblationSummary, type EvalJson, type TtsResult } from './readers';
+import { ablationOrder, readAblationSummary, readBudgetSweep, readEvalJson, readTtsResult, type AblationSummary, type EvalJson, type TtsResult } from './readers';
 
 export * from './readers';
 
@@ -21,7 +21,6 @@ function load<T>(files: Record<string, unknown>, read: (x: unknown) => T | null,
   return out.sort((a, b) => a.file.localeCompare(b.file));
 }
 
-
 const SUMMARIES = import.meta.glob('/docs/results/**/summary.json', { eager: true, import: 'default' });
 
 // A summary.json may be an ablation, a budget sweep, or both: each list takes what its reader accepts.
@@ -36,12 +35,3 @@ export const TTS = load<TtsResult>(import.meta.glob('/docs/results/tts-*.json', 
 export const EVALS = load<EvalJson>(import.meta.glob('/docs/results/eval/*.json', { eager: true, import: 'default' }), readEvalJson, 'eval report');
 export const BUDGETS = load(SUMMARIES, readBudgetSweep, 'budget sweep', true).map((a) => ({ file: a.file, protocol: a.data.protocol, sweep: a.data.sweep }));
 
-/**
- * The sweep the rehearsal chart opens on: the largest full sweep of a policy trained with memories in its prompts
- * (issue 20 §3), else a competent starter's full sweep (issue 24), else the first full sweep, else the first.
- */
-export function defaultSweep<T extends { file: string; data: TtsResult }>(sweeps: T[]): T | undefined {
-  const full = sweeps.filter((t) => t.data.configs.length > 3);
-  const trained = full.filter((t) => t.data.memoryTrained).sort((a, b) => b.data.tasksDone - a.data.tasksDone || a.file.localeCompare(b.file));
-  return trained[0] ?? full.find((t) => isStarter(t.data.model)) ?? full[0] ?? sweeps[0];
-}
