@@ -18,8 +18,9 @@ test('a full browser storage (CDP quota override) pauses the run with a clear me
   const cdp = await page.context().newCDPSession(page);
   // (navigator.storage.estimate() reports a fixed figure in this Chromium; the quota manager's own view is read here.)
   const before = await cdp.send('Storage.getUsageAndQuota', { origin });
-  // Room for the run's stored request (a few kB), not for a checkpoint (its random weights do not compress).
-  const quota = before.usage + 64 * 1024;
+  // Room for the run's stored request (a few kB, but a new IndexedDB database costs ≈ 80 kB of quota in Chromium 156,
+  // whose IndexedDB sits on SQLite), not for a checkpoint (≈ 0.6 MB; its random weights do not compress).
+  const quota = before.usage + 256 * 1024;
   await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: quota });
   expect(await cdp.send('Storage.getUsageAndQuota', { origin })).toMatchObject({ quota, overrideActive: true });
 
