@@ -165,3 +165,50 @@ export async function sftErrorExamples(tasks: Task[], pick: (n: number) => numbe
   }
   return out;
 }
+
+/**
+ * Rehearse rows for a call made twice: the expert's call repeated right after the message that made it, with the
+ * real environment's answer to the repeat as target, where that answer is an error (a `cd` into a folder the first
+ * call already entered, an `mv` or `rm` of a file the first call already moved). A hint with the same call and a
+ * success is then in the prompt, and so is the first call's result in the history: the result of a call depends on
+ * the state, not on its arguments alone. Sampled policies do this often (the simulator gate's main miss on files);
+ * the expert never does, so `sftExamples` alone teaches Rehearse to copy the hint. Only that Rehearse row is kept.
+ */
+export async function sftRepeatErrorExamples(tasks: Task[], pick: (n: number) => number, opts: SftOptions = {}): Promise<SftExample[]> {
+  const format = opts.rollout?.format ?? compactFormat;
+  const out: SftExample[] = [];
+  for (const task of tasks) {
+    const ref = task.reference as Message[];
+    const assistant = ref.filter((m) => m.role === 'assistant');
+    // Calls in order, each with the index of the assistant message that made it.
+    const calls = assistant.flatMap((m, mi) => (m.toolCalls ?? []).map((c) => ({ c, mi })));
+    if (calls.length === 0) continue;
+    // The repeat follows the whole message, so the environment first runs every call of it.
+    const repeatFails = (k: number) => {
+      const env = task.makeEnv();
+      let last = k;
+      while (last + 1 < calls.length && calls[last + 1].mi === calls[k].mi) last++;
+      for (let i = 0; i <= last; i++) env.call(calls[i].c.name, calls[i].c.arguments);
+      let obs;
+      try { obs = env.call(calls[k].c.name, calls[k].c.arguments); } catch { return null; }
+      return obs.error || /^\s*(\{\s*"error|error\b)/i.test(obs.text) ? { obs, last } : null;
+    };
+    const candidates = calls.map((_, k) => k).filter((k) => repeatFails(k) !== null);
+    if (candidates.length === 0) continue;
+    const k = candidates[pick(candidates.length)];
+    const { obs, last } = repeatFails(k)!;
+    const script = scriptOf(task);
+    const mi = calls[k].mi;
+    script.acts = [...script.acts.slice(0, mi + 1), formatAct(undefined, [calls[k].c]), ...script.acts.slice(mi + 1)];
+    script.results = [...script.results.slice(0, last + 1), formatRehearse(undefined, toResultJson(obs.text))];
+    const teacher = new Teacher(task, opts.maxContext ?? 1 << 20, opts.countTokens ?? ((s) => Math.ceil(s.length / 4)), script);
+    const [tr] = await rollout([{ task, groupId: task.id }], {
+      ...opts.rollout, mode: 'rehearsal', policy: teacher, keepPrompts: true, seed: 0,
+      act: { ...opts.rollout?.act, temperature: 0 }, rehearse: { ...opts.rollout?.rehearse, temperature: 0 },
+    });
+    const row = tr.rows.filter((r) => r.role === 'rehearse')[last + 1];
+    if (!row?.prompt || row.call?.name !== calls[k].c.name || JSON.stringify(row.call.arguments) !== JSON.stringify(calls[k].c.arguments)) continue;
+    out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: stripStop(row.text, format.stop) + (format.stop[0] ?? '') });
+  }
+  return out;
+}

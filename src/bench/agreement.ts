@@ -9,7 +9,10 @@
 //                   calls (what the real environment would have said);
 //   outputs         Rehearse rows cut off by their token budget, Rehearse outputs that do not parse;
 //   recall          probes whose Rehearse prompt shows a hint with the same call: is the result copied exactly;
-//   errors          calls the real environment rejects that Rehearse also rejects, and the reverse.
+//   errors          calls the real environment rejects that Rehearse also rejects, and the reverse; and the same
+//                   counted only on the real path (every earlier imagined result of the episode equal to the real
+//                   one, or both errors): off it, the real environment is in a state the transcript never showed,
+//                   and an error there follows from an earlier wrong result, not from this call.
 //
 // Intervals: percentile bootstrap over tasks (a task's rows, calls and probes resampled together).
 
@@ -44,6 +47,10 @@ export interface TaskAgreement {
   real: number; rehearsal: number; rehearsalOnReal: number;
   signAgree: number; signRows: number;
   errBoth: number; errEither: number; realErr: number; realErrCaught: number; imaginedErr: number; imaginedErrReal: number;
+  /** The same four error counts on the real path only (onRealPath); absent in reports older than them. */
+  pathErrBoth?: number; pathErrEither?: number; pathRealErr?: number; pathRealErrCaught?: number;
+  /** Rehearse rows on the real path. */
+  pathRows?: number;
   rehearseRows: number; rehearseTruncated: number; rehearseParseErrors: number; actTruncatedReal: number; actTruncatedRehearsal: number;
   episodes: number; parseErrorEpisodes: number;
   recallProbes: number; recallExact: number;
@@ -76,6 +83,10 @@ export interface AgreementReport {
   error_recall: Estimate;
   error_precision: Estimate;
   error_calls: { real: number; imagined: number; either: number };
+  /** error_agreement and error_recall over the calls on the real path only (see onRealPath). */
+  error_agreement_on_path: Estimate;
+  error_recall_on_path: Estimate;
+  error_calls_on_path: { real: number; either: number; rows: number };
   seconds: number;
   tasks: TaskAgreement[];
 }
@@ -149,6 +160,23 @@ function advantageSigns(trajs: Trajectory[], a: number[], b: number[]): { agree:
   return per;
 }
 
+/**
+ * One trajectory's Rehearse rows in order, each marked by whether it is on the real path: every earlier imagined
+ * result of the trajectory equals the real one, or both are errors (an error changes no state). Off the path the
+ * shadow environment's state differs from the one the transcript implies, so a real error there may be the
+ * consequence of an earlier wrong result (a `cd` imagined to succeed, then every path relative to it fails).
+ */
+export function onRealPath(rows: { imagined?: string; real?: Observation; fidelity?: { exact: boolean } }[]): boolean[] {
+  let on = true;
+  return rows.map((r) => {
+    const here = on;
+    if (!r.real || r.imagined === undefined) { on = false; return false; }
+    const bothErrors = isErrorObservation(r.real) && isErrorResult(r.imagined);
+    if (!(r.fidelity?.exact || bothErrors)) on = false;
+    return here;
+  });
+}
+
 async function rolloutChunks(tasks: Task[], policy: TextGenerator, cfg: Omit<RolloutConfig, 'policy'>, k: number, chunk: number, onDone: (n: number) => void): Promise<Trajectory[]> {
   const out: Trajectory[] = [];
   for (let i = 0; i < tasks.length; i += chunk) {
@@ -188,16 +216,24 @@ export async function measureAgreement(tasks: Task[], policy: TextGenerator, o: 
   const per: TaskAgreement[] = tasks.map((task, ti) => {
     const idx = Array.from({ length: o.k }, (_, j) => ti * o.k + j);
     const rs = idx.map((i) => reh[i]);
-    const rows = rs.flatMap((t) => t.rows.filter((r) => r.role === 'rehearse'));
+    const perTraj = rs.map((t) => t.rows.filter((r) => r.role === 'rehearse'));
+    const rows = perTraj.flat();
+    const onPath = perTraj.flatMap(onRealPath);
     let errBoth = 0, errEither = 0, realErr = 0, realErrCaught = 0, imaginedErr = 0, imaginedErrReal = 0;
-    for (const r of rows) {
-      if (!r.real || r.imagined === undefined) continue;
+    let pathErrBoth = 0, pathErrEither = 0, pathRealErr = 0, pathRealErrCaught = 0, pathRows = 0;
+    rows.forEach((r, j) => {
+      if (!r.real || r.imagined === undefined) return;
       const re = isErrorObservation(r.real), ie = isErrorResult(r.imagined);
       if (re || ie) errEither++;
       if (re && ie) errBoth++;
       if (re) { realErr++; if (ie) realErrCaught++; }
       if (ie) { imaginedErr++; if (re) imaginedErrReal++; }
-    }
+      if (!onPath[j]) return;
+      pathRows++;
+      if (re || ie) pathErrEither++;
+      if (re && ie) pathErrBoth++;
+      if (re) { pathRealErr++; if (ie) pathRealErrCaught++; }
+    });
     const s = idx.reduce((acc, i) => ({ agree: acc.agree + signs[i].agree, rows: acc.rows + signs[i].rows }), { agree: 0, rows: 0 });
     const p = recall.get(task.id) ?? { n: 0, exact: 0 };
     return {
@@ -205,6 +241,7 @@ export async function measureAgreement(tasks: Task[], policy: TextGenerator, o: 
       real: mean(idx.map((i) => real[i].reward ?? 0)), rehearsal: mean(rs.map((t) => t.reward ?? 0)), rehearsalOnReal: mean(idx.map((i) => onReal[i])),
       signAgree: s.agree, signRows: s.rows,
       errBoth, errEither, realErr, realErrCaught, imaginedErr, imaginedErrReal,
+      pathErrBoth, pathErrEither, pathRealErr, pathRealErrCaught, pathRows,
       rehearseRows: rows.length,
       rehearseTruncated: rows.filter((r) => r.finishReason === 'length').length,
       rehearseParseErrors: rows.filter((r) => r.error && PARSE_CODES.has(r.error.code)).length,
@@ -244,6 +281,9 @@ export function agreementReport(per: TaskAgreement[], protocol: AgreementReport[
     error_recall: ratio((t) => t.realErrCaught, (t) => t.realErr),
     error_precision: ratio((t) => t.imaginedErrReal, (t) => t.imaginedErr),
     error_calls: { real: sum((t) => t.realErr), imagined: sum((t) => t.imaginedErr), either: sum((t) => t.errEither) },
+    error_agreement_on_path: ratio((t) => t.pathErrBoth ?? 0, (t) => t.pathErrEither ?? 0),
+    error_recall_on_path: ratio((t) => t.pathRealErrCaught ?? 0, (t) => t.pathRealErr ?? 0),
+    error_calls_on_path: { real: sum((t) => t.pathRealErr ?? 0), either: sum((t) => t.pathErrEither ?? 0), rows: sum((t) => t.pathRows ?? 0) },
     seconds,
     tasks: per,
   };

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { evaluate, succeeded, type EvalResult } from '../agent/evaluate';
 import { COMPACT_CHAT_TEMPLATE, PROTOCOL_TOKENS } from '../agent/chatTemplate';
 import { LEAN_PROFILE, profileFromConfig, rolloutSettings, withRehearsePrompt, type PromptProfile, type RehearsePromptChange } from '../agent/profile';
-import { sftErrorExamples, sftExamples, type SftExample } from '../agent/sft';
+import { sftErrorExamples, sftExamples, sftRepeatErrorExamples, type SftExample } from '../agent/sft';
 import { scrambleExamples } from '../agent/scramble';
 import { copyDrill } from '../agent/copy-drill';
 import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftConversationRows, sftTokenRows, trainedTokens, type SftRow } from '../bench/sft-reference';
@@ -77,6 +77,7 @@ const cli = defineCli({
     'copy-mix': { type: 'int', help: 'drill rows added to every later step', default: 0, min: 0 },
     'rehearse-share': { type: 'number', help: 'share of train conversations that keep their Rehearse rows (the rest train Act rows only)', default: 1, min: 0, max: 1 },
     'error-share': { type: 'number', help: 'share of train conversations that also get a Rehearse row for a broken copy of one of their calls, with the real environment\'s error as target (src/agent/sft.ts sftErrorExamples)', default: 0, min: 0, max: 1 },
+    'repeat-share': { type: 'number', help: 'share of train conversations that also get a Rehearse row for one of their calls made twice, with the real environment\'s error to the repeat as target (src/agent/sft.ts sftRepeatErrorExamples)', default: 0, min: 0, max: 1 },
     'rehearse-history': { type: 'int', help: 'trailing conversation messages the Rehearse prompt shows (stored in the folder\'s profile; default: the profile\'s)', min: 0, max: 64 },
     'rehearse-hints': { type: 'string', help: 'which earlier calls the Rehearse prompt shows as hints: those of the called tool, or every tool\'s (stored in the profile)', choices: ['same-tool', 'all'] },
     'rehearse-schema': { type: 'string', help: 'what the Rehearse prompt shows of the called tool\'s parameters (stored in the folder\'s profile; default: the profile\'s)', choices: ['json', 'compact', 'none'] },
@@ -120,6 +121,11 @@ async function conversationRows(tasks: Task[], tok: BPETokenizer, profile: Promp
     // One draw per task, in task order, then the broken call's examples join their task's conversation.
     const chosen = tasks.filter(() => rng.uniform() < args['error-share']);
     examples = [...examples, ...await sftErrorExamples(chosen, (n) => rng.int(n), sft)];
+  }
+  if (args['repeat-share'] > 0) {
+    // Drawn after --error-share's, so adding this option leaves that draw as it was.
+    const chosen = tasks.filter(() => rng.uniform() < args['repeat-share']);
+    examples = [...examples, ...await sftRepeatErrorExamples(chosen, (n) => rng.int(n), sft)];
   }
   return sftConversationRows(examples, tok, maxContext).map((rows) => copyWeighted(rows, tok));
 }

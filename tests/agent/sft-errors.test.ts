@@ -1,7 +1,7 @@
 // Error examples for the Rehearse role: a broken reference call and the real environment's answer to it.
 import { describe, expect, it } from 'vitest';
 import { LEAN_PROFILE, rolloutSettings } from '../../src/agent/profile';
-import { CALL_CORRUPTIONS, corruptCall, sftErrorExamples } from '../../src/agent/sft';
+import { CALL_CORRUPTIONS, corruptCall, sftErrorExamples, sftRepeatErrorExamples } from '../../src/agent/sft';
 import { parseRehearse, validateCall } from '../../src/agent/protocol';
 import { REHEARSE_MARKER } from '../../src/agent/prompts';
 import { Rng } from '../../src/engine/rng';
@@ -41,4 +41,27 @@ describe('broken calls', () => {
       void CALL_CORRUPTIONS;
     });
   }
+});
+
+describe('repeated calls', () => {
+  it("files: a call made twice gets the real environment's error as its Rehearse target, with the hint of the same call in the prompt", async () => {
+    const tasks = getWorld('files').tasks({ split: 'train', count: 24 });
+    const rng = new Rng(7);
+    const ex = await sftRepeatErrorExamples(tasks, (n) => rng.int(n), { rollout: rolloutSettings(LEAN_PROFILE), maxContext: 1024, countTokens: (s) => Math.ceil(s.length / 4) });
+    expect(ex.length).toBeGreaterThan(6);
+    expect(new Set(ex.map((e) => e.taskId)).size).toBe(ex.length);
+    for (const e of ex) {
+      expect(e.role).toBe('rehearse');
+      const p = parseRehearse(e.target.replace(/<\|end\|>$/, ''));
+      expect(p.ok).toBe(true);
+      expect(JSON.stringify(p.ok && p.value)).toMatch(/error/i);
+      // The call to execute is one the history already shows succeeding.
+      const call = e.prompt.slice(e.prompt.lastIndexOf('Call to execute:'));
+      const name = /name: (\w+)/.exec(call)![1];
+      const args = /arguments: (\{.*\})/.exec(call)![1];
+      expect(e.prompt.slice(0, e.prompt.lastIndexOf('Call to execute:'))).toContain(`{"name":"${name}","arguments":${args}}`);
+    }
+    // Several tools, not only cd.
+    expect(new Set(ex.map((e) => /name: (\w+)/.exec(e.prompt.slice(e.prompt.lastIndexOf('Call to execute:')))![1])).size).toBeGreaterThan(1);
+  });
 });
