@@ -51,6 +51,8 @@ export interface TaskAgreement {
   pathErrBoth?: number; pathErrEither?: number; pathRealErr?: number; pathRealErrCaught?: number;
   /** Rehearse rows on the real path. */
   pathRows?: number;
+  /** On-path real errors by what the Rehearse prompt could know (missErrorClass): [real errors, caught]. */
+  pathErrClasses?: Partial<Record<ErrorClass, [number, number]>>;
   rehearseRows: number; rehearseTruncated: number; rehearseParseErrors: number; actTruncatedReal: number; actTruncatedRehearsal: number;
   episodes: number; parseErrorEpisodes: number;
   recallProbes: number; recallExact: number;
@@ -87,6 +89,8 @@ export interface AgreementReport {
   error_agreement_on_path: Estimate;
   error_recall_on_path: Estimate;
   error_calls_on_path: { real: number; either: number; rows: number };
+  /** The on-path real errors by class (errorClass), each with how many Rehearse also returned as an error. */
+  error_classes_on_path: Record<ErrorClass, { real: number; caught: number }>;
   seconds: number;
   tasks: TaskAgreement[];
 }
@@ -177,6 +181,25 @@ export function onRealPath(rows: { imagined?: string; real?: Observation; fideli
   });
 }
 
+/**
+ * What a Rehearse prompt could know about a call the real environment rejects:
+ *   repeat     the same call (name and arguments) already succeeded earlier in the episode: its result there is
+ *              in the history, so the state change is knowable (a second `cd` into the same folder);
+ *   reference  the expert made the same call in the task's reference (a hint shows it succeeding), but from
+ *              another state (e.g. `cd reports` after `cd docs`; from the root it fails): a hint shows the
+ *              result, not the state it came from;
+ *   unseen     no reference call like it (a name the policy guessed): knowable only from the tree itself.
+ */
+export type ErrorClass = 'repeat' | 'reference' | 'unseen';
+export const ERROR_CLASSES: readonly ErrorClass[] = ['repeat', 'reference', 'unseen'];
+const callKey = (c: ToolCall) => `${c.name} ${JSON.stringify(c.arguments)}`;
+
+export function errorClass(call: ToolCall, earlierSucceeded: ToolCall[], reference: ToolCall[]): ErrorClass {
+  const k = callKey(call);
+  if (earlierSucceeded.some((c) => callKey(c) === k)) return 'repeat';
+  return reference.some((c) => callKey(c) === k) ? 'reference' : 'unseen';
+}
+
 async function rolloutChunks(tasks: Task[], policy: TextGenerator, cfg: Omit<RolloutConfig, 'policy'>, k: number, chunk: number, onDone: (n: number) => void): Promise<Trajectory[]> {
   const out: Trajectory[] = [];
   for (let i = 0; i < tasks.length; i += chunk) {
@@ -219,6 +242,10 @@ export async function measureAgreement(tasks: Task[], policy: TextGenerator, o: 
     const perTraj = rs.map((t) => t.rows.filter((r) => r.role === 'rehearse'));
     const rows = perTraj.flat();
     const onPath = perTraj.flatMap(onRealPath);
+    const reference = (task.reference as { role: string; toolCalls?: ToolCall[] }[]).flatMap((m) => (m.role === 'assistant' ? m.toolCalls ?? [] : []));
+    // Per row: the calls of the same trajectory that succeeded in the real environment before it.
+    const earlier = perTraj.flatMap((tr) => tr.map((_, j) => tr.slice(0, j).filter((p) => p.call && p.real && !isErrorObservation(p.real)).map((p) => p.call!)));
+    const pathErrClasses: Partial<Record<ErrorClass, [number, number]>> = {};
     let errBoth = 0, errEither = 0, realErr = 0, realErrCaught = 0, imaginedErr = 0, imaginedErrReal = 0;
     let pathErrBoth = 0, pathErrEither = 0, pathRealErr = 0, pathRealErrCaught = 0, pathRows = 0;
     rows.forEach((r, j) => {
@@ -233,6 +260,11 @@ export async function measureAgreement(tasks: Task[], policy: TextGenerator, o: 
       if (re || ie) pathErrEither++;
       if (re && ie) pathErrBoth++;
       if (re) { pathRealErr++; if (ie) pathRealErrCaught++; }
+      if (re && r.call) {
+        const c = errorClass(r.call, earlier[j], reference);
+        const e = pathErrClasses[c] ?? (pathErrClasses[c] = [0, 0]);
+        e[0]++; if (ie) e[1]++;
+      }
     });
     const s = idx.reduce((acc, i) => ({ agree: acc.agree + signs[i].agree, rows: acc.rows + signs[i].rows }), { agree: 0, rows: 0 });
     const p = recall.get(task.id) ?? { n: 0, exact: 0 };
@@ -241,7 +273,7 @@ export async function measureAgreement(tasks: Task[], policy: TextGenerator, o: 
       real: mean(idx.map((i) => real[i].reward ?? 0)), rehearsal: mean(rs.map((t) => t.reward ?? 0)), rehearsalOnReal: mean(idx.map((i) => onReal[i])),
       signAgree: s.agree, signRows: s.rows,
       errBoth, errEither, realErr, realErrCaught, imaginedErr, imaginedErrReal,
-      pathErrBoth, pathErrEither, pathRealErr, pathRealErrCaught, pathRows,
+      pathErrBoth, pathErrEither, pathRealErr, pathRealErrCaught, pathRows, pathErrClasses,
       rehearseRows: rows.length,
       rehearseTruncated: rows.filter((r) => r.finishReason === 'length').length,
       rehearseParseErrors: rows.filter((r) => r.error && PARSE_CODES.has(r.error.code)).length,
@@ -284,6 +316,7 @@ export function agreementReport(per: TaskAgreement[], protocol: AgreementReport[
     error_agreement_on_path: ratio((t) => t.pathErrBoth ?? 0, (t) => t.pathErrEither ?? 0),
     error_recall_on_path: ratio((t) => t.pathRealErrCaught ?? 0, (t) => t.pathRealErr ?? 0),
     error_calls_on_path: { real: sum((t) => t.pathRealErr ?? 0), either: sum((t) => t.pathErrEither ?? 0), rows: sum((t) => t.pathRows ?? 0) },
+    error_classes_on_path: Object.fromEntries(ERROR_CLASSES.map((c) => [c, { real: sum((t) => t.pathErrClasses?.[c]?.[0] ?? 0), caught: sum((t) => t.pathErrClasses?.[c]?.[1] ?? 0) }])) as AgreementReport['error_classes_on_path'],
     seconds,
     tasks: per,
   };

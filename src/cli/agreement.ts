@@ -70,7 +70,7 @@ async function main() {
       console.log(`sign agreement ${f(r.sign_agreement)}  rehearsal judged on real results ${f(r.rehearsal_reward_on_real_results)}`);
       console.log(`truncated Rehearse rows ${r.truncated_rehearse_rows}/${r.rehearse_rows}  parse errors ${f(r.parse_error_rate)}  episodes ended by one ${f(r.parse_error_episodes)}`);
       console.log(`recall exact ${f(r.recall_exact)} (${r.recall_probes} probes)  error agreement ${f(r.error_agreement)} recall ${f(r.error_recall)} precision ${f(r.error_precision)} (${JSON.stringify(r.error_calls)})`);
-      console.log(`on the real path: error agreement ${f(r.error_agreement_on_path)} recall ${f(r.error_recall_on_path)} (${JSON.stringify(r.error_calls_on_path)})`);
+      console.log(`on the real path: error agreement ${f(r.error_agreement_on_path)} recall ${f(r.error_recall_on_path)} (${JSON.stringify(r.error_calls_on_path)}); by class ${JSON.stringify(r.error_classes_on_path)}`);
       console.log(`meets: ${JSON.stringify(out.meets)}  (${r.seconds.toFixed(0)} s, ${out.cpu_seconds} CPU-s)`);
     }
   } finally {

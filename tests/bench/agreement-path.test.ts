@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agreementReport, onRealPath, type TaskAgreement } from '../../src/bench/agreement';
+import { agreementReport, errorClass, onRealPath, type TaskAgreement } from '../../src/bench/agreement';
 
 const ok = (text: string) => ({ text, error: false });
 const bad = (text: string) => ({ text, error: true });
@@ -47,5 +47,23 @@ describe('agreementReport: the on-path error figures', () => {
     const r = agreementReport([task({ errEither: 2, errBoth: 1 })], { tasks: 1, k: 1, temperature: 1, seed: 0, probes: 0, resamples: 50 });
     expect(Number.isNaN(r.error_agreement_on_path.mean)).toBe(true);
     expect(r.error_calls_on_path).toEqual({ real: 0, either: 0, rows: 0 });
+  });
+});
+
+describe('errorClass: what the Rehearse prompt could know about a rejected call', () => {
+  const cd = (folder: string) => ({ name: 'cd', arguments: { folder } });
+  it('repeat beats reference beats unseen; arguments must match exactly', () => {
+    expect(errorClass(cd('src'), [cd('src')], [cd('src')])).toBe('repeat');
+    expect(errorClass(cd('reports'), [cd('src')], [cd('docs'), cd('reports')])).toBe('reference');
+    expect(errorClass(cd('notes'), [], [cd('docs')])).toBe('unseen');
+    expect(errorClass(cd('src'), [{ name: 'ls', arguments: { folder: 'src' } }], [])).toBe('unseen');
+  });
+  it('the report sums each class over tasks', () => {
+    const base = { id: 't', real: 0, rehearsal: 0, rehearsalOnReal: 0, signAgree: 0, signRows: 0, errBoth: 0, errEither: 0, realErr: 0, realErrCaught: 0, imaginedErr: 0, imaginedErrReal: 0, rehearseRows: 0, rehearseTruncated: 0, rehearseParseErrors: 0, actTruncatedReal: 0, actTruncatedRehearsal: 0, episodes: 1, parseErrorEpisodes: 0, recallProbes: 0, recallExact: 0 };
+    const r = agreementReport([
+      { ...base, pathErrClasses: { repeat: [2, 1], unseen: [3, 0] } },
+      { ...base, id: 'u', pathErrClasses: { repeat: [1, 1], reference: [4, 0] } },
+    ], { tasks: 2, k: 1, temperature: 1, seed: 0, probes: 0, resamples: 50 });
+    expect(r.error_classes_on_path).toEqual({ repeat: { real: 3, caught: 2 }, reference: { real: 4, caught: 0 }, unseen: { real: 3, caught: 0 } });
   });
 });
