@@ -41,3 +41,22 @@ test('a full browser storage (CDP quota override) pauses the run with a clear me
   expect(done.checkpointStep).toBe(STEPS);
   expect(await page.evaluate((id) => (window as unknown as { __envaceTrain: Hooks }).__envaceTrain.api().trainCheckpoint(id).then((b) => b?.byteLength ?? 0), done.runId)).toBeGreaterThan(128 * 1024);
 });
+
+test('a storage too full for even the run\'s settings: Start says so in plain words, nothing starts, the page stays usable', async ({ page }) => {
+  await openApp(page, '?backend=wasm', HASH);
+  const origin = new URL(page.url()).origin;
+  const cdp = await page.context().newCDPSession(page);
+  const before = await cdp.send('Storage.getUsageAndQuota', { origin });
+  // 1 kB of room (a quota of 0 reads as no override): the first write of the run, its settings, is refused.
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: before.usage + 1024 });
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(page.getByTestId('train-error-top')).toContainText("the browser's storage is full: not even this run's settings", { timeout: 60_000 });
+  await expect(page.getByTestId('train-error-top')).toContainText('nothing is lost');
+  await expect(page.getByTestId('train-error-top')).not.toContainText('0.0 MB');
+  await expect(page.getByTestId('train-state')).not.toContainText(/running|done/);
+  await expect(page.getByText('step 0 / 2').first()).toBeVisible();
+  // Room again: the same Start runs to the end.
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(page.getByTestId('train-state')).toHaveText('done', { timeout: 150_000 });
+});

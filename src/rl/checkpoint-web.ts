@@ -10,10 +10,25 @@ const STORE = 'runs';
  */
 export class CheckpointQuotaError extends Error {
   constructor(readonly runId: string, readonly bytes: number, cause?: unknown) {
-    super(`storage quota exceeded writing a ${(bytes / 2 ** 20).toFixed(1)} MB checkpoint of ${runId}`);
+    super(`storage quota exceeded writing a ${sizeText(bytes)} checkpoint of ${runId}`);
     this.name = 'CheckpointQuotaError';
     if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
   }
+}
+
+/** Bytes as a person reads them: MB from 1 MiB up, else kB (a few kB is not "0.0 MB"). */
+export function sizeText(bytes: number): string {
+  return bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} kB`;
+}
+
+/**
+ * What a run says when not even its settings could be stored at Start (the storage is already full): null when
+ * `e` is not a quota failure. Nothing was trained yet, so nothing is lost; the run does not start.
+ */
+export function quotaStartMessage(e: unknown, bytes: number): string | null {
+  if (!isQuotaError(e)) return null;
+  return `the browser's storage is full: not even this run's settings (${sizeText(bytes)}) could be saved, so it did not start `
+    + '(nothing was trained, nothing is lost). Free space (remove old runs, or export one), then start again.';
 }
 
 /** A quota failure however it arrives: our error, or the DOMException IndexedDB raises. */

@@ -13,7 +13,7 @@
 import { loadModelFolder, fetchFileSource, modelFolderFiles, type ModelFolder } from '../engine/modelFolder';
 import type { Runtime } from '../engine/runtime';
 import { decodeCheckpoint, MemoryCheckpointStore, type CheckpointStore } from '../rl/checkpoint';
-import { IndexedDbCheckpointStore, indexedDbAvailable, indexedDbProblem, quotaPauseMessage } from '../rl/checkpoint-web';
+import { IndexedDbCheckpointStore, indexedDbAvailable, indexedDbProblem, quotaPauseMessage, quotaStartMessage } from '../rl/checkpoint-web';
 import { makeTrainer } from '../rl/session';
 import { useReferencePaths } from '../bench/reference-paths';
 import type { GrpoTrainer, StepProgress } from '../rl/trainer';
@@ -177,7 +177,13 @@ async function setUp(req: TrainRequest, rt: WebRuntime, resume: boolean): Promis
     // A new run under an old id must not be resumable into the old run's weights.
     await checkpoints().remove(req.runId);
   }
-  await checkpoints().save(req.runId + REQUEST_SUFFIX, new TextEncoder().encode(JSON.stringify(req)));
+  const stored = new TextEncoder().encode(JSON.stringify(req));
+  try {
+    await checkpoints().save(req.runId + REQUEST_SUFFIX, stored);
+  } catch (e) {
+    const msg = quotaStartMessage(e, stored.byteLength);
+    throw msg ? new Error(msg) : e;
+  }
   run = r;
   void watchDevice(r);
   emit({ type: 'history', runId: req.runId, history: [...trainer.history], evals: [...trainer.evals] });

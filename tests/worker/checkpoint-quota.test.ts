@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CheckpointQuotaError, IndexedDbCheckpointStore, indexedDbProblem, isQuotaError, quotaPauseMessage } from '../../src/rl/checkpoint-web';
+import { CheckpointQuotaError, IndexedDbCheckpointStore, indexedDbProblem, isQuotaError, quotaPauseMessage, quotaStartMessage, sizeText } from '../../src/rl/checkpoint-web';
 
 /**
  * Just enough IndexedDB for IndexedDbCheckpointStore: one object store, transactions that commit or abort
@@ -62,7 +62,7 @@ describe('checkpoints when the browser storage is full', () => {
     expect(err).toBeInstanceOf(CheckpointQuotaError);
     expect(isQuotaError(err)).toBe(true);
     expect((err as CheckpointQuotaError).runId).toBe('run-a');
-    expect((err as Error).message).toMatch(/storage quota exceeded writing a 0\.0 MB checkpoint of run-a/);
+    expect((err as Error).message).toMatch(/storage quota exceeded writing a 1 kB checkpoint of run-a/);
     // nothing lost: the step-5 checkpoint is intact
     expect(await store.load('run-a')).toEqual(step5);
     expect(await store.list()).toEqual(['run-a']);
@@ -70,6 +70,17 @@ describe('checkpoints when the browser storage is full', () => {
     quota.value = 10_000;
     await store.save('run-a', step7);
     expect(await store.load('run-a')).toEqual(step7);
+  });
+
+  it('sizes read as kB below 1 MiB and as MB above; a full storage at Start says the run did not start and nothing is lost', () => {
+    expect(sizeText(3000)).toBe('3 kB');
+    expect(sizeText(10)).toBe('1 kB');
+    expect(sizeText(5 * 2 ** 20)).toBe('5.0 MB');
+    expect(new CheckpointQuotaError('r', 5e6).message).toMatch(/writing a 4\.8 MB checkpoint of r$/);
+    const msg = quotaStartMessage(new DOMException('quota', 'QuotaExceededError'), 2500);
+    expect(msg).toMatch(/^the browser's storage is full: not even this run's settings \(2 kB\) could be saved, so it did not start/);
+    expect(msg).toMatch(/nothing is lost/);
+    expect(quotaStartMessage(new Error('other'), 2500)).toBeNull();
   });
 
   it('other storage failures stay what they are', async () => {
