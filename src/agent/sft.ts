@@ -121,6 +121,16 @@ export function corruptCall(call: ToolCall, tools: ToolSchema[], how: CallCorrup
   }
 }
 
+/** The n-th Rehearse row of the teacher-forced rollout of `script` (its prompt is the one inference would build). */
+async function scriptedRehearseRow(task: Task, script: Script, n: number, opts: SftOptions) {
+  const teacher = new Teacher(task, opts.maxContext ?? 1 << 20, opts.countTokens ?? ((s) => Math.ceil(s.length / 4)), script);
+  const [tr] = await rollout([{ task, groupId: task.id }], {
+    ...opts.rollout, mode: 'rehearsal', policy: teacher, keepPrompts: true, seed: 0,
+    act: { ...opts.rollout?.act, temperature: 0 }, rehearse: { ...opts.rollout?.rehearse, temperature: 0 },
+  });
+  return tr.rows.filter((r) => r.role === 'rehearse')[n];
+}
+
 /**
  * Rehearse rows for broken calls, so a starter learns what the real environment answers to a call it rejects
  * (SFT data is otherwise all valid expert calls, and a Rehearse role that never saw an error invents a success).
@@ -154,12 +164,7 @@ export async function sftErrorExamples(tasks: Task[], pick: (n: number) => numbe
       return formatAct(undefined, cs);
     });
     script.results = [...script.results.slice(0, k), formatRehearse(undefined, toResultJson(obs.text))];
-    const teacher = new Teacher(task, opts.maxContext ?? 1 << 20, opts.countTokens ?? ((s) => Math.ceil(s.length / 4)), script);
-    const [tr] = await rollout([{ task, groupId: task.id }], {
-      ...opts.rollout, mode: 'rehearsal', policy: teacher, keepPrompts: true, seed: 0,
-      act: { ...opts.rollout?.act, temperature: 0 }, rehearse: { ...opts.rollout?.rehearse, temperature: 0 },
-    });
-    const row = tr.rows.filter((r) => r.role === 'rehearse')[k];
+    const row = await scriptedRehearseRow(task, script, k, opts);
     if (!row?.prompt || row.call?.name !== broken.name) continue;
     out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: stripStop(row.text, format.stop) + (format.stop[0] ?? '') });
   }
@@ -201,12 +206,7 @@ export async function sftRepeatErrorExamples(tasks: Task[], pick: (n: number) =>
     const mi = calls[k].mi;
     script.acts = [...script.acts.slice(0, mi + 1), formatAct(undefined, [calls[k].c]), ...script.acts.slice(mi + 1)];
     script.results = [...script.results.slice(0, last + 1), formatRehearse(undefined, toResultJson(obs.text))];
-    const teacher = new Teacher(task, opts.maxContext ?? 1 << 20, opts.countTokens ?? ((s) => Math.ceil(s.length / 4)), script);
-    const [tr] = await rollout([{ task, groupId: task.id }], {
-      ...opts.rollout, mode: 'rehearsal', policy: teacher, keepPrompts: true, seed: 0,
-      act: { ...opts.rollout?.act, temperature: 0 }, rehearse: { ...opts.rollout?.rehearse, temperature: 0 },
-    });
-    const row = tr.rows.filter((r) => r.role === 'rehearse')[last + 1];
+    const row = await scriptedRehearseRow(task, script, last + 1, opts);
     if (!row?.prompt || row.call?.name !== calls[k].c.name || JSON.stringify(row.call.arguments) !== JSON.stringify(calls[k].c.arguments)) continue;
     out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: stripStop(row.text, format.stop) + (format.stop[0] ?? '') });
   }
