@@ -101,13 +101,22 @@ async function main() {
     const u = process.cpuUsage(t0);
     return { format: MECHANISM_FORMAT, variant, seed, step, options: o, measure: m, cpuSeconds: Math.round((u.user + u.system) / 1e6) } as MechanismRecord;
   };
-  const firstDir = runFolder(a.out, trained[0]!.variant, trained[0]!.seed);
+  // A run restored from --results without its record has no model here to measure: it is left out, and said so.
+  const measurable = (r: { variant: string; seed: number }) => existsSync(join(runFolder(a.out, r.variant, r.seed), 'config.json'));
   let start = await readMechanism(join(a.out, MECHANISM_START), o);
-  if (!start) await save(a.out, (start = await record('start', 0, 0, await specOf(firstDir), null)));
+  if (!start) {
+    const first = trained.find(measurable);
+    if (!first) throw new Error(`${a.out}: no trained run with its config.json here to measure the starting model from`);
+    await save(a.out, (start = await record('start', 0, 0, await specOf(runFolder(a.out, first.variant, first.seed)), null)));
+  }
   const ends: MechanismRecord[] = [];
   for (const r of trained) {
     const dir = runFolder(a.out, r.variant, r.seed);
     let m = await readMechanism(join(dir, MECHANISM_FILE), o);
+    if (!m && !measurable(r)) {
+      process.stderr.write(`${r.variant} seed ${r.seed}: not measured (its result came from --results without its model or a mechanism record)\n`);
+      continue;
+    }
     if (!m) await save(dir, (m = await record(r.variant, r.seed, r.steps, await specOf(dir), dir, r.imported)));
     ends.push(m);
   }
