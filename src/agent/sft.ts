@@ -121,6 +121,9 @@ export function corruptCall(call: ToolCall, tools: ToolSchema[], how: CallCorrup
   }
 }
 
+/** The environment refused the call: its flag, or an error-shaped text (some tools answer errors unflagged). */
+const rejected = (obs: { text: string; error?: boolean }) => obs.error || /^\s*(\{\s*"error|error\b)/i.test(obs.text);
+
 /** The n-th Rehearse row of the teacher-forced rollout of `script` (its prompt is the one inference would build). */
 async function scriptedRehearseRow(task: Task, script: Script, n: number, opts: SftOptions) {
   const teacher = new Teacher(task, opts.maxContext ?? 1 << 20, opts.countTokens ?? ((s) => Math.ceil(s.length / 4)), script);
@@ -154,7 +157,7 @@ export async function sftErrorExamples(tasks: Task[], pick: (n: number) => numbe
     for (let i = 0; i < k; i++) env.call(calls[i].name, calls[i].arguments);
     let obs;
     try { obs = env.call(broken.name, broken.arguments); } catch { continue; }
-    if (!obs.error && !/^\s*(\{\s*"error|error\b)/i.test(obs.text)) continue;
+    if (!rejected(obs)) continue;
     // The reference with call k broken: the teacher answers every earlier Rehearse request with its real result.
     const script = scriptOf(task);
     let seen = 0;
@@ -196,12 +199,11 @@ export async function sftRepeatErrorExamples(tasks: Task[], pick: (n: number) =>
       for (let i = 0; i <= last; i++) env.call(calls[i].c.name, calls[i].c.arguments);
       let obs;
       try { obs = env.call(calls[k].c.name, calls[k].c.arguments); } catch { return null; }
-      return obs.error || /^\s*(\{\s*"error|error\b)/i.test(obs.text) ? { obs, last } : null;
+      return rejected(obs) ? { k, obs, last } : null;
     };
-    const candidates = calls.map((_, k) => k).filter((k) => repeatFails(k) !== null);
+    const candidates = calls.map((_, k) => repeatFails(k)).filter((x) => x !== null);
     if (candidates.length === 0) continue;
-    const k = candidates[pick(candidates.length)];
-    const { obs, last } = repeatFails(k)!;
+    const { k, obs, last } = candidates[pick(candidates.length)]!;
     const script = scriptOf(task);
     const mi = calls[k].mi;
     script.acts = [...script.acts.slice(0, mi + 1), formatAct(undefined, [calls[k].c]), ...script.acts.slice(mi + 1)];

@@ -51,7 +51,7 @@ export interface TaskAgreement {
   pathErrBoth?: number; pathErrEither?: number; pathRealErr?: number; pathRealErrCaught?: number;
   /** Rehearse rows on the real path. */
   pathRows?: number;
-  /** On-path real errors by what the Rehearse prompt could know (missErrorClass): [real errors, caught]. */
+  /** On-path real errors by what the Rehearse prompt could know (errorClass): [real errors, caught]. */
   pathErrClasses?: Partial<Record<ErrorClass, [number, number]>>;
   rehearseRows: number; rehearseTruncated: number; rehearseParseErrors: number; actTruncatedReal: number; actTruncatedRehearsal: number;
   episodes: number; parseErrorEpisodes: number;
@@ -200,6 +200,16 @@ export function errorClass(call: ToolCall, earlierSucceeded: ToolCall[], referen
   return reference.some((c) => callKey(c) === k) ? 'reference' : 'unseen';
 }
 
+/** Error counts over Rehearse rows that have a real result: all of them, or those on the real path. */
+const errorCounts = () => ({ rows: 0, both: 0, either: 0, real: 0, realCaught: 0, imagined: 0, imaginedReal: 0 });
+function tally(c: ReturnType<typeof errorCounts>, real: boolean, imagined: boolean): void {
+  c.rows++;
+  if (real || imagined) c.either++;
+  if (real && imagined) c.both++;
+  if (real) { c.real++; if (imagined) c.realCaught++; }
+  if (imagined) { c.imagined++; if (real) c.imaginedReal++; }
+}
+
 async function rolloutChunks(tasks: Task[], policy: TextGenerator, cfg: Omit<RolloutConfig, 'policy'>, k: number, chunk: number, onDone: (n: number) => void): Promise<Trajectory[]> {
   const out: Trajectory[] = [];
   for (let i = 0; i < tasks.length; i += chunk) {
@@ -241,39 +251,37 @@ export async function measureAgreement(tasks: Task[], policy: TextGenerator, o: 
     const rs = idx.map((i) => reh[i]);
     const perTraj = rs.map((t) => t.rows.filter((r) => r.role === 'rehearse'));
     const rows = perTraj.flat();
-    const onPath = perTraj.flatMap(onRealPath);
     const reference = (task.reference as { role: string; toolCalls?: ToolCall[] }[]).flatMap((m) => (m.role === 'assistant' ? m.toolCalls ?? [] : []));
-    // Per row: the calls of the same trajectory that succeeded in the real environment before it.
-    const earlier = perTraj.flatMap((tr) => tr.map((_, j) => tr.slice(0, j).filter((p) => p.call && p.real && !isErrorObservation(p.real)).map((p) => p.call!)));
+    const all = errorCounts(), path = errorCounts();
     const pathErrClasses: Partial<Record<ErrorClass, [number, number]>> = {};
-    let errBoth = 0, errEither = 0, realErr = 0, realErrCaught = 0, imaginedErr = 0, imaginedErrReal = 0;
-    let pathErrBoth = 0, pathErrEither = 0, pathRealErr = 0, pathRealErrCaught = 0, pathRows = 0;
-    rows.forEach((r, j) => {
-      if (!r.real || r.imagined === undefined) return;
-      const re = isErrorObservation(r.real), ie = isErrorResult(r.imagined);
-      if (re || ie) errEither++;
-      if (re && ie) errBoth++;
-      if (re) { realErr++; if (ie) realErrCaught++; }
-      if (ie) { imaginedErr++; if (re) imaginedErrReal++; }
-      if (!onPath[j]) return;
-      pathRows++;
-      if (re || ie) pathErrEither++;
-      if (re && ie) pathErrBoth++;
-      if (re) { pathRealErr++; if (ie) pathRealErrCaught++; }
-      if (re && r.call) {
-        const c = errorClass(r.call, earlier[j], reference);
-        const e = pathErrClasses[c] ?? (pathErrClasses[c] = [0, 0]);
-        e[0]++; if (ie) e[1]++;
-      }
-    });
+    for (const tr of perTraj) {
+      const onPath = onRealPath(tr);
+      const succeeded: ToolCall[] = []; // this trajectory's calls the real environment accepted so far
+      tr.forEach((r, j) => {
+        if (!r.real) return;
+        const re = isErrorObservation(r.real);
+        if (r.imagined !== undefined) {
+          const ie = isErrorResult(r.imagined);
+          tally(all, re, ie);
+          if (onPath[j]) {
+            tally(path, re, ie);
+            if (re && r.call) {
+              const e = (pathErrClasses[errorClass(r.call, succeeded, reference)] ??= [0, 0]);
+              e[0]++; if (ie) e[1]++;
+            }
+          }
+        }
+        if (r.call && !re) succeeded.push(r.call);
+      });
+    }
     const s = idx.reduce((acc, i) => ({ agree: acc.agree + signs[i].agree, rows: acc.rows + signs[i].rows }), { agree: 0, rows: 0 });
     const p = recall.get(task.id) ?? { n: 0, exact: 0 };
     return {
       id: task.id,
       real: mean(idx.map((i) => real[i].reward ?? 0)), rehearsal: mean(rs.map((t) => t.reward ?? 0)), rehearsalOnReal: mean(idx.map((i) => onReal[i])),
       signAgree: s.agree, signRows: s.rows,
-      errBoth, errEither, realErr, realErrCaught, imaginedErr, imaginedErrReal,
-      pathErrBoth, pathErrEither, pathRealErr, pathRealErrCaught, pathRows, pathErrClasses,
+      errBoth: all.both, errEither: all.either, realErr: all.real, realErrCaught: all.realCaught, imaginedErr: all.imagined, imaginedErrReal: all.imaginedReal,
+      pathErrBoth: path.both, pathErrEither: path.either, pathRealErr: path.real, pathRealErrCaught: path.realCaught, pathRows: path.rows, pathErrClasses,
       rehearseRows: rows.length,
       rehearseTruncated: rows.filter((r) => r.finishReason === 'length').length,
       rehearseParseErrors: rows.filter((r) => r.error && PARSE_CODES.has(r.error.code)).length,
