@@ -83,6 +83,10 @@ test('shipped curves are drawn with no compute (time printed), and CSV export ma
   expect(drawnSeries).toBe(new Set(summary.runs.filter((r) => r.variant !== 'base').map((r) => r.variant)).size);
   await expect(training.locator('path.recharts-line-curve')).toHaveCount(drawnSeries);
   await expect(training.locator('path.recharts-area-area')).toHaveCount(drawnSeries);
+  // The playground's own questions (frozen simulator, real environment) sit under the chain, each naming its question.
+  const questions = (summary as unknown as { orderings: { metric: string; question?: string }[] }).orderings.filter((o) => o.metric === 'success' && o.question);
+  await expect(training.getByTestId('verdict-question')).toHaveCount(questions.length);
+  for (const [i, q] of questions.entries()) await expect(training.getByTestId('verdict-question').nth(i)).toHaveText(`(${q.question})`);
 
   // Training curves CSV = the summary's evals, averaged over seeds (recomputed here from the file).
   for (const metric of ['success', 'checklist']) {

@@ -39,6 +39,15 @@ export const BASE = 'base';
 /** The paper's ordering, best first; a name missing from this tree is skipped. */
 export const PAPER_CHAIN: string[] = ['envace', 'per-role', (['standard-grpo', 'grpo-simulator'].find((v) => v in VARIANTS) ?? 'standard-grpo'), BASE];
 export const SUMMARY_FORMAT = 'envace-ablation-summary/1';
+/**
+ * Comparisons outside the paper's chain that the playground asks of the same runs (A > B, each with its question):
+ * whether training the Rehearse role beats keeping the starting simulator frozen, and how far rehearsal stays from
+ * the real environment. Added to `orderings` with `question` set when both variants ran on a common seed.
+ */
+export const OWN_QUESTIONS: { a: string; b: string; question: string }[] = [
+  { a: 'envace', b: 'grpo-simulator', question: 'does training the Rehearse role beat a frozen simulator?' },
+  { a: 'grpo-real', b: 'envace', question: 'does the real environment beat rehearsal?' },
+];
 export const BUDGET_FORMAT = 'envace-budget-sweep/1';
 /** Variants whose rollouts rehearse, so a real-environment budget means something for them. */
 const BUDGET_VARIANTS = Object.entries(VARIANTS as Record<string, { rolloutMode: string }>).filter(([, v]) => v.rolloutMode !== 'real').map(([k]) => k);
@@ -116,7 +125,7 @@ export interface AblationSummary {
   };
   variants: VariantSummary[];
   /** seeds: the seeds both variants have (the pairing of the difference). */
-  orderings: (OrderingResult & { chain_link: boolean; seeds: number[] })[];
+  orderings: (OrderingResult & { chain_link: boolean; seeds: number[]; question?: string })[];
   chain: { order: string[]; metric: MetricName; links: Verdict[]; verdict: Verdict; missing: string[] };
   runs: { variant: string; seed: number; report: EvalReport; seconds_per_step: number | null; curve: Record<string, unknown>[]; evals: Record<string, unknown>[]; mechanism?: MechanismMeasure }[];
   /** The starting model measured by `npm run mechanism`, with its options; each run's end is under runs[].mechanism. */
@@ -254,6 +263,10 @@ export function summarize(runs: RunResult[], p: Omit<AblationSummary['protocol']
       }
     }
   }
+  for (const q of OWN_QUESTIONS) {
+    const seeds = complete.includes(q.a) && complete.includes(q.b) ? common(q.a, q.b) : [];
+    if (seeds.length) for (const m of METRICS) orderings.push({ ...compare(q.a, q.b, m), seeds, chain_link: false, question: q.question });
+  }
   const primary: MetricName = 'success';
   const links = orderings.filter((o) => o.chain_link && o.metric === primary).map((o) => o.verdict);
   const missing = PAPER_CHAIN.filter((v) => !complete.includes(v));
@@ -302,7 +315,7 @@ export function summaryMarkdown(s: AblationSummary): string {
     `The paper's ordering ${s.chain.order.map(labelShort).join(' > ')} on ${s.chain.metric}: **${s.chain.verdict}**${s.chain.missing.length ? ` (not run: ${s.chain.missing.map(labelShort).join(', ')})` : ''}.`,
     // A budget sweep alone trains no variant: no ordering to tabulate.
     ...(s.orderings.length ? ['', '| ordering | metric | paired seeds | A − B | verdict at 95% | MDE |', '|---|---|---|---|---|---|'] : []),
-    ...s.orderings.map((o) => `| ${labelShort(o.a)} > ${labelShort(o.b)}${o.chain_link ? '' : ' (implied)'} | ${o.metric} | ${(o.seeds ?? s.protocol.seeds).join(', ')} | ${ci(o.diff)} | ${o.verdict} | ±${o.mde.toFixed(3)} |`),
+    ...s.orderings.map((o) => `| ${labelShort(o.a)} > ${labelShort(o.b)}${o.chain_link ? '' : o.question ? ` (not in the paper's chain: ${o.question})` : ' (implied)'} | ${o.metric} | ${(o.seeds ?? s.protocol.seeds).join(', ')} | ${ci(o.diff)} | ${o.verdict} | ±${o.mde.toFixed(3)} |`),
   ];
   return lines.join('\n') + '\n';
 }

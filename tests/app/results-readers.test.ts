@@ -77,6 +77,9 @@ describe('the verdict table beside the training curves', () => {
     ];
     const rows = orderingRows({ ...readAblationSummary(S)!, orderings: [...damaged, good] } as unknown as AblationSummary, 'success');
     expect(rows).toEqual([{ a: 'x', b: 'y', metric: 'success', diff: good.diff, verdict: 'inconclusive', mde: 0.2, chainLink: false }]);
+    // A question is kept when it is a short text, dropped otherwise (the row stays).
+    const asked = orderingRows({ ...readAblationSummary(S)!, orderings: [{ ...good, question: 'why?' }, { ...good, question: 'x'.repeat(201) }, { ...good, question: 3 }] } as unknown as AblationSummary, 'success');
+    expect(asked.map((r) => r.question)).toEqual(['why?', undefined, undefined]);
     expect(orderingRows({ ...readAblationSummary(S)!, orderings: 'x' } as unknown as AblationSummary, 'success')).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BASE, PAPER_CHAIN, summarize, summaryMarkdown, SUMMARY_FORMAT, type RunResult } from '../../src/cli/ablation';
+import { BASE, OWN_QUESTIONS, PAPER_CHAIN, summarize, summaryMarkdown, SUMMARY_FORMAT, type RunResult } from '../../src/cli/ablation';
 import type { EvalReport, TaskScore } from '../../src/bench/evaluation';
 import { Rng } from '../../src/engine/rng';
 
@@ -64,7 +64,7 @@ describe('ablation summary', () => {
     expect(real.vs_base!.success.mean).toBeCloseTo(real2.reduce((x, t, i) => x + t.success - base2[i]!.success, 0) / T, 6);
     expect(sum.chain.missing.length).toBe(2);
     expect(sum.chain.verdict).toBe('inconclusive');
-    expect(sum.orderings.filter((o) => o.metric === 'success').map((o) => [o.a, o.b, o.chain_link, o.seeds])).toEqual([[a, BASE, false, seeds]]);
+    expect(sum.orderings.filter((o) => o.metric === 'success').map((o) => [o.a, o.b, o.chain_link, o.seeds])).toEqual([[a, BASE, false, seeds], ['grpo-real', a, false, [2]]]);
   });
 
   it('pairs two variants over the seeds both have and skips a pair with none', () => {
@@ -78,6 +78,23 @@ describe('ablation summary', () => {
     expect(success.find((o) => o.a === c && o.b === BASE)!.seeds).toEqual([4]);
     expect(sum.chain.verdict).not.toBe('reproduced');
     expect(summaryMarkdown(sum)).toMatch(/\| seeds \|/);
+  });
+
+  it("adds the playground's own questions (frozen simulator, real environment) outside the chain, on the seeds both have", () => {
+    expect(OWN_QUESTIONS.map((q) => `${q.a}>${q.b}`)).toEqual(['envace>grpo-simulator', 'grpo-real>envace']);
+    const runs = seeds.flatMap((s) => [run(BASE, s, 0), run('envace', s, 0.1)]);
+    // Without the frozen simulator or the real environment, no question is asked.
+    expect(summarize(runs, protocol).orderings.some((o) => o.question)).toBe(false);
+    runs.push(run('grpo-simulator', 2, 0.1), run('grpo-simulator', 3, 0.1), ...seeds.map((s) => run('grpo-real', s, 0.4)));
+    const sum = summarize(runs, protocol);
+    const q = sum.orderings.filter((o) => o.question && o.metric === 'success');
+    expect(q.map((o) => [o.a, o.b, o.chain_link, o.seeds])).toEqual([['envace', 'grpo-simulator', false, [2, 3]], ['grpo-real', 'envace', false, seeds]]);
+    expect(q[1]!.verdict).toBe('reproduced');
+    expect(q[1]!.diff.mean).toBeGreaterThan(0.25);
+    expect(sum.orderings.filter((o) => o.question)).toHaveLength(2 * 4);
+    // They never count as links of the paper's chain.
+    expect(sum.chain.links).toEqual(summarize(runs.filter((r) => r.variant !== 'grpo-real' && r.variant !== 'grpo-simulator'), protocol).chain.links);
+    expect(summaryMarkdown(sum)).toContain("EnvACE > GRPO + frozen simulator (not in the paper's chain: does training the Rehearse role beat a frozen simulator?)");
   });
 
   it('merges the runs another process left in the output folder, one per (variant, seed), and checks their protocol', async () => {

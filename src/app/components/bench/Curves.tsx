@@ -68,12 +68,12 @@ function VerdictTable(props: { sum: AblationSummary; metric: 'success' | 'checkl
   const p = props.sum.protocol;
   return (
     <table className="verdicts" data-testid="verdict-table">
-      <caption>the paper's orderings on held-out {props.metric} ({p.n_tasks} tasks × k {p.k}, seeds {p.seeds.join(', ')}; 95% paired bootstrap over seeds × tasks; MDE at 80% power)</caption>
+      <caption>the paper's orderings (bold: its chain's links){rows.some((o) => o.question) ? ', then the playground\'s own questions,' : ''} on held-out {props.metric} ({p.n_tasks} tasks × k {p.k}, seeds {p.seeds.join(', ')}; 95% paired bootstrap over seeds × tasks; MDE at 80% power)</caption>
       <thead><tr><th>ordering</th><th>seeds</th><th>difference [95% CI]</th><th>verdict</th><th title="minimum detectable effect: the true difference this design declares at 95% with 80% power">MDE</th></tr></thead>
       <tbody>
         {rows.map((o) => (
           <tr key={`${o.a}>${o.b}`} data-testid="verdict-row">
-            <td>{o.chainLink ? <b>{o.a} &gt; {o.b}</b> : `${o.a} > ${o.b}`}</td>
+            <td>{o.chainLink ? <b>{o.a} &gt; {o.b}</b> : o.question ? <>{o.a} &gt; {o.b} <span className="muted" data-testid="verdict-question">({o.question})</span></> : `${o.a} > ${o.b}`}</td>
             <td>{(o.seeds ?? p.seeds).join(', ')}</td>
             <td>{signed(o.diff.mean)} [{signed(o.diff.ci95[0])}, {signed(o.diff.ci95[1])}]</td>
             <td className={VERDICT_CLASS[o.verdict]}>{o.verdict}</td>

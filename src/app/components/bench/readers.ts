@@ -281,7 +281,9 @@ export function ablationCurves(s: AblationSummary, metric: CurveMetric, variant:
 /** One of the paper's orderings ("A > B") as the ablation summary states it, with its minimum detectable effect. */
 export interface OrderingRow { a: string; b: string; metric: string; diff: { mean: number; ci95: [number, number] }; verdict: string; mde: number; chainLink: boolean;
   /** The seeds the difference is paired over (absent in summaries where every variant had every seed). */
-  seeds?: number[] }
+  seeds?: number[];
+  /** Set for a comparison outside the paper's chain: the question it answers (src/cli/ablation.ts OWN_QUESTIONS). */
+  question?: string }
 
 const VERDICTS = ['reproduced', 'not reproduced', 'inconclusive'];
 /** A difference of two shares: every number in [-1, 1], lo ≤ hi. */
@@ -299,7 +301,7 @@ export function orderingRows(s: AblationSummary, metric: string): OrderingRow[] 
   for (const o of raw) {
     if (!isObj(o) || !isStr(o.a) || !isStr(o.b) || o.metric !== metric || !isDiff(o.diff) || !isStr(o.verdict) || !VERDICTS.includes(o.verdict)) continue;
     const mde = isNum(o.mde) && o.mde >= 0 ? o.mde : minimumDetectableEffect(o.diff.ci95);
-    rows.push({ a: o.a, b: o.b, metric, diff: o.diff, verdict: o.verdict, mde, chainLink: o.chain_link === true, ...(isNumList(o.seeds) ? { seeds: o.seeds } : {}) });
+    rows.push({ a: o.a, b: o.b, metric, diff: o.diff, verdict: o.verdict, mde, chainLink: o.chain_link === true, ...(isNumList(o.seeds) ? { seeds: o.seeds } : {}), ...(isStr(o.question) && o.question.length <= 200 ? { question: o.question } : {}) });
   }
   return rows;
 }
