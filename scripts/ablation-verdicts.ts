@@ -18,6 +18,10 @@ for (const file of process.argv.slice(2)) {
     const byVariant = new Map<string, number[]>();
     for (const p of pts) byVariant.set(p.variant, [...(byVariant.get(p.variant) ?? []), p.dFidelity]);
     const means = [...byVariant].map(([v, xs]) => `${v} ${f3(xs.reduce((a, b) => a + b, 0) / xs.length)}`).join(' / ');
-    console.log(`  ${m.key}: ${pts.length} runs; mean Δ ${means || '–'}; r ${c ? `${c.r.toFixed(2)} [${c.ci95.map((x) => x.toFixed(2)).join(', ')}]` : 'n/a'}`);
+    // The real-environment arm differs from the rehearsal arms in kind; whether the link survives without it is the
+    // question the scatter alone cannot answer by eye.
+    const rehearsal = mechanismCorrelation(pts.filter((p) => p.variant !== 'grpo-real'));
+    const rs = (x: typeof c) => (x ? `${x.r.toFixed(2)} [${x.ci95.map((v) => v.toFixed(2)).join(', ')}]` : 'n/a');
+    console.log(`  ${m.key}: ${pts.length} runs; mean Δ ${means || '–'}; r ${rs(c)}; without grpo-real r ${rs(rehearsal)}`);
   }
 }
