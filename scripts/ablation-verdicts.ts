@@ -4,6 +4,7 @@
 // variant and the correlation of fidelity change with success change across trained runs (mechanismPoints,
 // mechanismCorrelation). The same readers as the page, so the figures cannot differ from what it draws.
 import { readFileSync } from 'node:fs';
+import { VARIANTS } from '../src/rl/advantages';
 import { MECHANISM_FIDELITY, mechanismCorrelation, mechanismPoints, orderingRows, readAblationSummary } from '../src/app/components/bench/readers';
 
 const f3 = (x: number) => x.toFixed(3);
@@ -18,10 +19,10 @@ for (const file of process.argv.slice(2)) {
     const byVariant = new Map<string, number[]>();
     for (const p of pts) byVariant.set(p.variant, [...(byVariant.get(p.variant) ?? []), p.dFidelity]);
     const means = [...byVariant].map(([v, xs]) => `${v} ${f3(xs.reduce((a, b) => a + b, 0) / xs.length)}`).join(' / ');
-    // The real-environment arm differs from the rehearsal arms in kind; whether the link survives without it is the
-    // question the scatter alone cannot answer by eye.
-    const rehearsal = mechanismCorrelation(pts.filter((p) => p.variant !== 'grpo-real'));
+    // Arms trained in the real environment differ from the rest in kind; whether the link survives without them is
+    // the question the scatter alone cannot answer by eye.
+    const rehearsal = mechanismCorrelation(pts.filter((p) => (VARIANTS as Record<string, { rolloutMode?: string }>)[p.variant]?.rolloutMode !== 'real'));
     const rs = (x: typeof c) => (x ? `${x.r.toFixed(2)} [${x.ci95.map((v) => v.toFixed(2)).join(', ')}]` : 'n/a');
-    console.log(`  ${m.key}: ${pts.length} runs; mean Δ ${means || '–'}; r ${rs(c)}; without grpo-real r ${rs(rehearsal)}`);
+    console.log(`  ${m.key}: ${pts.length} runs; mean Δ ${means || '–'}; r ${rs(c)}; without real-environment arms r ${rs(rehearsal)}`);
   }
 }
