@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import { parseHash, parseQuery, toHash, SCHEMA, PAGES } from '../shared/urlState';
 import { actSurface, dumpSurface, rehearseSurface, traceSurface } from '../bench/fuzz/agent';
 import { trainConfigSurface } from '../bench/fuzz/config';
-import { FuzzRng, mutateN, NASTY_STRINGS, randomString } from '../bench/fuzz/gen';
+import { FuzzRng, mutateN, NASTY_STRINGS, PROTO_KEYS, randomString } from '../bench/fuzz/gen';
 import { runSurface, type Surface, type SurfaceReport } from '../bench/fuzz/harness';
 import { modelFolderSurface } from '../bench/fuzz/model-folder';
 import { bfclToolSurface, builtinToolSurface, tau2ToolSurface } from '../bench/fuzz/tools';
@@ -36,7 +36,7 @@ const enc = (s: string) => { try { return encodeURIComponent(s); } catch { retur
 function urlText(r: FuzzRng): string {
   const parts: string[] = [];
   for (let i = r.int(6); i > 0; i--) {
-    const k = r.bool(0.85) ? r.pick(KEYS) : randomString(r, 8);
+    const k = r.bool(0.8) ? r.pick(KEYS) : r.bool(0.5) ? r.pick(PROTO_KEYS) : randomString(r, 8);
     const v = r.bool(0.5) ? r.pick(['0', '1', '-1', '1e3', '0x10', '', ' 4 ', 'NaN', 'Infinity', '2.5', '99999999999', 'real', 'rehearsal'])
       : r.bool(0.5) ? randomString(r, 12) : r.pick(NASTY_STRINGS);
     parts.push(`${r.bool(0.8) ? enc(k) : k}=${r.bool(0.7) ? enc(v) : v}`);
@@ -75,8 +75,8 @@ function argvFor(r: FuzzRng, def: (typeof CLI_DEFS)[number]): string[] {
   const names = Object.keys(def.options);
   const argv: string[] = [];
   for (let i = r.int(7); i > 0; i--) {
-    const k = r.bool(0.85) ? r.pick(names) : r.pick(['help', 'seeds', 'sed', randomString(r, 6), '', '-']);
-    const spec = def.options[k];
+    const k = r.bool(0.85) ? r.pick(names) : r.pick(['help', 'seeds', 'sed', randomString(r, 6), '', '-', r.pick(PROTO_KEYS)]);
+    const spec = Object.hasOwn(def.options, k) ? def.options[k] : undefined;
     const value = r.pick([
       '0', '1', '-1', '1.5', '1e3', 'NaN', 'Infinity', '', ' ', 'x', 'a,b', ',', '1,,2', '--json', '-', ...(spec && 'choices' in spec && spec.choices ? spec.choices : []),
       randomString(r, 10), r.pick(NASTY_STRINGS),

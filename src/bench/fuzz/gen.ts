@@ -73,7 +73,7 @@ export function randomValue(r: FuzzRng, depth = 3): unknown {
     case 7: return undefined;
     case 8: return Array.from({ length: r.int(5) }, () => randomValue(r, depth - 1));
     default: {
-      const o: Record<string, unknown> = {};
+      const o: Record<string, unknown> = {}; // plain: a parsed file's object, its keys set by setOwn
       for (let i = r.int(5); i > 0; i--) setOwn(o, randomKey(r), randomValue(r, depth - 1));
       return o;
     }
@@ -123,6 +123,33 @@ export function mutateValue(r: FuzzRng, v: unknown, depth = 0): unknown {
   const keys = Object.keys(o);
   if (!keys.length || r.bool(0.15)) return setOwn(o, randomKey(r), randomValue(r, 2));
   const k = r.pick(keys);
+  if (r.bool(0.1)) return renameKey(o, k, r.pick(PROTO_KEYS));
   if (r.bool(0.2)) delete o[k]; else setOwn(o, k, mutateValue(r, o[k], depth + 1));
   return o;
+}
+
+/**
+ * v with one key of every object at `depth` (0: v itself; arrays do not count) renamed to a prototype name: the
+ * names a reader files entries under (worlds, modes, variants, tools) all get one in the same case.
+ */
+export function protoNamesAt(r: FuzzRng, v: unknown, depth: number): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => protoNamesAt(r, x, depth));
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  if (depth === 0) return keys.length ? renameKey(o, r.pick(keys), r.pick(PROTO_KEYS)) : o;
+  const out: Record<string, unknown> = {}; // plain: a parsed file's object, its keys set by setOwn
+  for (const k of keys) setOwn(out, k, protoNamesAt(r, o[k], depth - 1));
+  return out;
+}
+
+/**
+ * The object with key `from` renamed to `to`, its value and the key order kept: a well-formed entry under a
+ * prototype name reaches the code that files it by name (a reader that checks the value first never sees an
+ * added junk entry there), which is where `dict[name] ??= {}` on a plain object writes into Object.
+ */
+export function renameKey(o: Record<string, unknown>, from: string, to: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {}; // plain: a parsed file's object, its keys set by setOwn
+  for (const k of Object.keys(o)) if (k !== to || k === from) setOwn(out, k === from ? to : k, o[k]);
+  return out;
 }

@@ -117,6 +117,46 @@ export function tally(report: SurfaceReport, i: number, o: Outcome, input: () =>
   }
 }
 
+/**
+ * The built-ins a plain object used as a dictionary writes into when a key names an inherited member
+ * (`d['constructor'][k] = v` sets a property of Object, `d['toString'][k]` one of a shared function): Object,
+ * Function, Array and String and their prototypes, and every function they hold. A snapshot of their own
+ * properties is taken before the cases; a case that adds or replaces one is a violation (builtin-polluted),
+ * and the change is undone so that the cases after it run on clean built-ins.
+ */
+export type BuiltinSnapshot = Map<object, Map<PropertyKey, PropertyDescriptor>>;
+
+export function snapshotBuiltins(): BuiltinSnapshot {
+  const roots: object[] = [Object, Object.prototype, Function, Function.prototype, Array, Array.prototype, String, String.prototype];
+  const targets = new Set<object>(roots);
+  for (const o of roots) for (const k of Reflect.ownKeys(o)) {
+    const d = Object.getOwnPropertyDescriptor(o, k);
+    if (d && 'value' in d && typeof d.value === 'function') targets.add(d.value as object);
+  }
+  return new Map([...targets].map((o) => [o, new Map(Reflect.ownKeys(o).map((k) => [k, Object.getOwnPropertyDescriptor(o, k)!]))]));
+}
+
+/** What a case changed in the built-ins (empty: nothing), undoing it. */
+export function restoreBuiltins(snap: BuiltinSnapshot): string[] {
+  const changed: string[] = [];
+  for (const [o, props] of snap) {
+    const name = typeof o === 'function' ? (o as { name?: string }).name || 'function' : o === Object.prototype ? 'Object.prototype' : 'a prototype';
+    for (const k of Reflect.ownKeys(o)) {
+      const was = props.get(k);
+      const now = Object.getOwnPropertyDescriptor(o, k)!;
+      if (!was) { changed.push(`${name}.${String(k)} added`); Reflect.deleteProperty(o, k); }
+      else if ('value' in was && !Object.is(was.value, now.value)) { changed.push(`${name}.${String(k)} replaced`); Object.defineProperty(o, k, was); }
+    }
+  }
+  return changed;
+}
+
+/** A case's outcome, a violation when the case returned normally but changed a built-in (which is undone either way). */
+export function withBuiltinCheck(snap: BuiltinSnapshot, o: Outcome): Outcome {
+  const changed = restoreBuiltins(snap);
+  return changed.length && o.kind === 'code' ? { kind: 'violation', code: 'builtin-polluted', error: `the case changed built-ins: ${changed.slice(0, 4).join(', ')}` } : o;
+}
+
 const HANG = Symbol('hang');
 
 /** Runs every case on this thread (see the header for what that can and cannot time). */
@@ -126,6 +166,7 @@ export async function runSurface<I>(s: Surface<I>, o: RunOptions): Promise<Surfa
   const report = emptyReport(s);
   // Each surface has its own stream, so adding a surface never changes another one's cases.
   const r = surfaceRng(o.seed, s.name);
+  const builtins = snapshotBuiltins();
   const t0 = performance.now();
   for (let i = 0; i < o.cases; i++) {
     const input = s.generate(r, i);
@@ -145,7 +186,7 @@ export async function runSurface<I>(s: Surface<I>, o: RunOptions): Promise<Surfa
     if (outcome.kind === 'code' && performance.now() - c0 > limit) {
       outcome = { kind: 'hang', error: `hang: ${Math.round(performance.now() - c0)} ms, over ${limit} ms` };
     }
-    tally(report, i, outcome, () => showInput(s, input));
+    tally(report, i, withBuiltinCheck(builtins, outcome), () => showInput(s, input));
   }
   report.ms = Math.round(performance.now() - t0);
   return report;

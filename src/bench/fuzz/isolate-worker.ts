@@ -4,7 +4,7 @@
 // memory: the main thread's watchdog reads them even while this thread is stuck in a synchronous loop.
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { classify, describeError, showInput, surfaceRng, type Outcome, type Surface } from './harness';
+import { classify, describeError, showInput, snapshotBuiltins, surfaceRng, withBuiltinCheck, type Outcome, type Surface } from './harness';
 import { PHASE, SLOT, type WorkerInput, type WorkerMessage } from './isolate';
 
 async function main(): Promise<void> {
@@ -21,6 +21,7 @@ async function main(): Promise<void> {
   await s.setup?.();
   const skip = new Set(d.skip);
   const r = surfaceRng(d.seed, s.name);
+  const builtins = snapshotBuiltins();
   for (let i = 0; i < d.cases; i++) {
     Atomics.store(p, SLOT.index, i);
     Atomics.add(p, SLOT.seq, 1);
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
     } catch (e) {
       outcome = classify(s, { error: e });
     }
+    outcome = withBuiltinCheck(builtins, outcome);
     const ms = performance.now() - c0;
     // The watchdog polls; a case that finished over the limit between two polls is still a hang.
     if (outcome.kind === 'code' && ms > d.caseTimeoutMs) outcome = { kind: 'hang', error: `hang: ${Math.round(ms)} ms, over ${d.caseTimeoutMs} ms` };

@@ -5,7 +5,8 @@
 // turned into chart and table rows by the same builders the Benchmarks and Models pages call, for every
 // option the pages offer. Readers and builders have no documented throw: any exception is a crash.
 // Violations: a row whose x value is not a finite number, a cell that is not a finite number / string / null /
-// [lo, hi] pair, or a series key missing from every row (a key lost to '__proto__' or overwritten).
+// [lo, hi] pair, a series key missing from every row (a key lost to '__proto__' or overwritten), or an eval.json
+// evaluation neither drawn nor listed as a problem.
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -14,7 +15,7 @@ import {
   readTtsResult, ttsSweep, type Row, type SeriesSpec,
 } from '../../app/components/bench/readers';
 import { shapeHeldOutCurve } from '../../app/components/models/pretrainCurve';
-import { FuzzRng, mutateN, mutateValue, PROTO_KEYS, setOwn } from './gen';
+import { FuzzRng, mutateN, mutateValue, PROTO_KEYS, protoNamesAt, renameKey, setOwn } from './gen';
 import { FuzzViolation, type Surface } from './harness';
 
 type Kind = 'summary' | 'tts' | 'eval' | 'model-eval';
@@ -61,6 +62,7 @@ function hostile(r: FuzzRng, v: unknown, depth = 0): unknown {
   const keys = Object.keys(o);
   if (!keys.length || r.bool(0.15)) return setOwn(o, r.pick(PROTO_KEYS), r.pick(keys.length ? [o[r.pick(keys)]] : [1]));
   const k = r.pick(keys);
+  if (r.bool(0.1)) return renameKey(o, k, r.pick(PROTO_KEYS));
   return setOwn(o, k, hostile(r, o[k], depth + 1));
 }
 
@@ -135,7 +137,14 @@ function draw(kind: Kind, value: unknown): string {
   }
   const { file, problems } = readEvalFile(value);
   if (!file) return 'refused:model-eval';
-  for (const row of heldOutRows(file)) {
+  const rows = heldOutRows(file);
+  // Every (world, mode) of the file is a row or a listed problem: none is lost to a prototype-named key.
+  const evals = (value as { evals?: unknown }).evals;
+  const pairs = evals && typeof evals === 'object' && !Array.isArray(evals)
+    ? Object.values(evals).reduce((n: number, m) => n + (m && typeof m === 'object' && !Array.isArray(m) ? Object.keys(m).length : 0), 0) : 0;
+  const modeProblems = problems.filter((p) => p.endsWith('has a missing or non-numeric field')).length;
+  if (rows.length + modeProblems !== pairs) throw new FuzzViolation('evaluation-lost', `eval.json: ${pairs} evaluations, ${rows.length} rows and ${modeProblems} refused`);
+  for (const row of rows) {
     for (const k of ['tasks', 'k', 'success', 'outcome', 'checklist'] as const) if (!Number.isFinite(row[k])) throw new FuzzViolation('bad-cell', `eval.json ${row.key}: ${k} = ${row[k]}`);
   }
   if (file.heldOutCurve) {
@@ -150,12 +159,18 @@ export const resultsSurface: Surface<Input> = {
   about: 'the results JSON the pages read (docs/results summaries, budget and rehearsal sweeps, eval reports; models/*/eval.json), damaged, through the pages\' readers and row builders for every chart option; any throw is a crash; violations: a row without a finite x, a malformed cell, a series with no cells',
   setup: () => { resultsCorpus(); },
   generate(r) {
-    const f = r.pick(resultsCorpus());
+    // A kind first, then a file of it: the few models' eval.json files get as many cases as the many summaries.
+    const kind = r.pick(['summary', 'tts', 'eval', 'model-eval'] as const);
+    const f = r.pick(resultsCorpus().filter((c) => c.kind === kind));
     const form = r.int(10);
     if (form === 0) return { kind: f.kind, path: f.path, value: f.json, how: 'as committed' };
     if (form <= 2) { // the text cut or edited, when it still parses
       const text = mutateN(r, f.text, 2);
       try { return { kind: f.kind, path: f.path, value: JSON.parse(text), how: 'text edited' }; } catch { return { kind: f.kind, path: f.path, value: text, how: 'text edited (not JSON: the string itself)' }; }
+    }
+    if (form === 3 || form === 4) { // prototype names at one depth: the world, mode, variant or metric names a reader files by
+      const depth = r.int(4);
+      return { kind: f.kind, path: f.path, value: JSON.parse(JSON.stringify(protoNamesAt(r, f.json, depth))), how: `prototype-named keys at depth ${depth}` };
     }
     let v: unknown = f.json;
     const n = r.range(1, 4);

@@ -124,7 +124,9 @@ export interface EvalFile {
 export function readEvalFile(x: unknown): { file: EvalFile | null; problems: string[] } {
   if (!isObj(x)) return { file: null, problems: ['eval.json must hold a JSON object'] };
   const problems: string[] = [];
-  const evals: Record<string, Record<string, HeldOutEval>> = {};
+  // World and mode names come from the file: a null-prototype record makes 'constructor' or '__proto__' a world
+  // like any other instead of an assignment into Object (the fuzzer's crash of issue 39).
+  const evals: Record<string, Record<string, HeldOutEval>> = Object.create(null);
   if (x.evals !== undefined && !isObj(x.evals)) problems.push('evals must be an object of worlds');
   for (const [world, modes] of Object.entries(isObj(x.evals) ? x.evals : {})) {
     if (!isObj(modes)) { problems.push(`evals.${world} must be an object of modes`); continue; }
@@ -133,7 +135,7 @@ export function readEvalFile(x: unknown): { file: EvalFile | null; problems: str
       const ok = isObj(e) && isNum(e.tasks) && isNum(e.k) && isNum(e.success) && isNum(e.outcome) && isNum(e.checklist)
         && (f === undefined || (isObj(f) && isNum(f.calls) && isNum(f.meanF1) && isNum(f.exactRate)));
       if (!ok) { problems.push(`evals.${world}.${mode} has a missing or non-numeric field`); continue; }
-      (evals[world] ??= {})[mode] = e as unknown as HeldOutEval;
+      (evals[world] ??= Object.create(null) as Record<string, HeldOutEval>)[mode] = e as unknown as HeldOutEval;
     }
   }
   const file: EvalFile = { evals };
