@@ -55,7 +55,7 @@ export function summarize(trajs: Trajectory[], k: number, mode: RolloutMode): Ev
   const byTask = new Map<string, Trajectory[]>();
   for (const t of trajs) (byTask.get(t.taskId) ?? byTask.set(t.taskId, []).get(t.taskId)!).push(t);
   const ok = succeeded;
-  const terminations: Record<string, number> = {};
+  const terminations: Record<string, number> = Object.create(null);
   for (const t of trajs) terminations[t.terminatedBy] = (terminations[t.terminatedBy] ?? 0) + 1;
   const n = Math.max(1, trajs.length);
   return {

@@ -101,7 +101,7 @@ function stats(rs: Fidelity[]): FidelityStats {
 export function summarizeFidelity(records: FidelityRecord[]): FidelitySummary {
   const by = new Map<string, Fidelity[]>();
   for (const r of records) { const l = by.get(r.tool) ?? []; l.push(r.fidelity); by.set(r.tool, l); }
-  const perTool: Record<string, FidelityStats> = {};
+  const perTool: Record<string, FidelityStats> = Object.create(null);
   for (const k of [...by.keys()].sort()) perTool[k] = stats(by.get(k)!);
   return { ...stats(records.map((r) => r.fidelity)), perTool };
 }

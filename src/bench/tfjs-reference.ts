@@ -30,7 +30,7 @@ export async function initTfjs(prefer: 'wasm' | 'cpu' = 'wasm'): Promise<string>
 let instances = 0;
 
 export class TfjsLlama {
-  readonly vars: Record<string, tf.Variable> = {};
+  readonly vars: Record<string, tf.Variable> = Object.create(null);
   private readonly causal: tf.Tensor2D;
   private readonly cos: tf.Tensor2D;
   private readonly sin: tf.Tensor2D;

@@ -289,7 +289,7 @@ export const SUMMARY_CURVE_FIELDS = ['step', 'reward', 'trainSuccess', 'fidelity
 
 export function slimCurve(curve: Record<string, unknown>[]): Record<string, unknown>[] {
   return curve.map((m) => {
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> = Object.create(null);
     for (const k of SUMMARY_CURVE_FIELDS) {
       const v = m[k];
       if (v === undefined) continue;

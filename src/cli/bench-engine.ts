@@ -65,7 +65,7 @@ async function crossCheckTfjs(): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null);
   const corpus = syntheticCorpus(1_000_000, 3);
   const cfg0 = makeConfig('small');
   const tokJson = trainBPE(corpus, { vocabSize: cfg0.vocab_size });
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
   const kv = await createOrtKVModel(nodeRuntime(), folder.config, folder.params, { mode: 'fast' });
   const sampler = new Sampler(kv, folder.tokenizer, { maxContext: cfg.max_position_embeddings, eosTokenIds: [], padTokenId: folder.ids.pad });
   await sampler.generate([req(prompts[0], 4)]);
-  const ours: Record<string, number> = {};
+  const ours: Record<string, number> = Object.create(null);
   for (const bs of [1, B]) {
     const rates: number[] = [];
     for (let k = 0; k < REPS; k++) {
@@ -162,7 +162,7 @@ async function main(): Promise<void> {
       return made / ((performance.now() - t1) / 1000);
     };
     await run([prompts[0]], 4);
-    const theirs: Record<string, number> = {};
+    const theirs: Record<string, number> = Object.create(null);
     for (const bs of [1, B]) {
       const rates: number[] = [];
       for (let k = 0; k < REPS; k++) rates.push(await run(prompts.slice(0, bs), NEW));

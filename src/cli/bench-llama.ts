@@ -134,7 +134,7 @@ async function main() {
     process.stdout.write(JSON.stringify(await measure(a, a.only as Shape)) + '\n');
     return;
   }
-  const results: Record<string, unknown> = {};
+  const results: Record<string, unknown> = Object.create(null);
   for (const shape of a.shapes as Shape[]) {
     const args = process.argv.slice(2).filter((x, i, all) => !(x === '--shapes' || all[i - 1] === '--shapes' || x.startsWith('--shapes=')));
     const t0 = performance.now();

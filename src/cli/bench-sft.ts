@@ -68,7 +68,7 @@ async function main() {
     // The last check is a conversation-drawn step (rows of mixed lengths, prefixes shared across turns).
     const pick = i < 3 ? pickSftRows(rows, check, a.batch, buckets) : Array.from({ length: perStep }, () => conversations[check.int(conversations.length)]).flat();
     const ref = await refModel.computeGrads(referenceSftBatch(pick, buckets));
-    const acc: Record<string, Float32Array> = {};
+    const acc: Record<string, Float32Array> = Object.create(null);
     let loss = 0;
     for (const b of packedSftBatches(pick, dims, capacity)) {
       const r = await packedModel.computeGrads(b);

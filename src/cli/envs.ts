@@ -48,7 +48,7 @@ function cmdList(opts: ListArgs): void {
   for (const w of listWorlds()) {
     console.log(`${w.name}: ${w.description}`);
     console.log(`  tools (${w.tools().length}): ${w.tools().map((t) => t.name).join(', ')}`);
-    const counts: Record<string, number> = {};
+    const counts: Record<string, number> = Object.create(null);
     for (let s = 0; s < n; s++) {
       const k = `${w.splitOf(s)}/d${w.difficultyOf(s)}`;
       counts[k] = (counts[k] ?? 0) + 1;
@@ -57,7 +57,7 @@ function cmdList(opts: ListArgs): void {
     if (sample > 0) {
       const t0 = performance.now();
       let chars = 0; let turns = 0; let calls = 0;
-      const tags: Record<string, number> = {};
+      const tags: Record<string, number> = Object.create(null);
       for (let s = 0; s < sample; s++) {
         const t = w.task(s);
         chars += t.reference.reduce((a, m) => a + (m.role === 'assistant' && m.toolCalls ? JSON.stringify(m.toolCalls).length : m.content.length), 0);

@@ -219,7 +219,7 @@ async function main() {
   }
   if (args.name && sizes.length > 1) throw new Error('--name needs exactly one size');
 
-  const summary: Record<string, unknown> = {};
+  const summary: Record<string, unknown> = Object.create(null);
   for (const size of sizes) {
     const name = args.name ?? `${prefix}-${size}`;
     const dims: Partial<LlamaConfig> = {};
@@ -365,7 +365,7 @@ export async function evaluateFolder(dir: string, tasks: Task[], log: (s: string
   const folder = await loadModelFolder(dir);
   const sampler = await samplerFromFolder(folder, nodeRuntime());
   const profile = profileFromConfig(folder.rawConfig);
-  const out: Record<string, Record<string, EvalResult>> = {};
+  const out: Record<string, Record<string, EvalResult>> = Object.create(null);
   for (const w of [...new Set(tasks.map((t) => t.world))]) {
     const ts = tasks.filter((t) => t.world === w);
     out[w] = {};

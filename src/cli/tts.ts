@@ -109,7 +109,7 @@ function summarize(c: Config, rows: TaskRow[], base: TaskRow[] | undefined, seco
   const b = (xs: number[]): Estimate => bootstrap(xs, { resamples: opts.resamples, seed: opts.seed });
   const paired = (f: (r: TaskRow) => number) => (base && base.length === rows.length && c.n > 0
     ? pairedBootstrap([rows.map(f)], [base.map(f)], { resamples: opts.resamples, seed: opts.seed }) : null);
-  const terminations: Record<string, number> = {};
+  const terminations: Record<string, number> = Object.create(null);
   for (const r of rows) for (const t of r.terminations) terminations[t] = (terminations[t] ?? 0) + 1;
   const nn = (xs: (number | null)[]) => meanOrNull(xs.filter((x): x is number => x !== null));
   return {

@@ -18,7 +18,7 @@ function finish(g: Graph, doc: string): BuiltGraph {
 }
 
 function weightInitializers(g: Graph, cfg: LlamaConfig, params: Params): Record<string, Value> {
-  const W: Record<string, Value> = {};
+  const W: Record<string, Value> = Object.create(null);
   for (const { name, shape } of paramSpecs(cfg)) {
     if (!params[name]) throw new Error(`missing parameter ${name}`);
     W[name] = g.initializer(name, params[name], shape);
@@ -107,7 +107,7 @@ export const exportDecodeStep = (cfg: LlamaConfig, params: Params | undefined, o
 // ---------------- static-shape graphs with weights as inputs ----------------
 
 function weightInputs(g: Graph, cfg: LlamaConfig): Record<string, Value> {
-  const W: Record<string, Value> = {};
+  const W: Record<string, Value> = Object.create(null);
   for (const { name, shape } of paramSpecs(cfg)) W[name] = g.input(name, 'float32', shape);
   return W;
 }

@@ -5,7 +5,7 @@ import { ELEM, type DType, type Dim, type GNode, type Shape, Value } from './gra
 
 export type VJP = (n: GNode, dy: Value, need: boolean[]) => (Value | null)[];
 export interface Rule { vjp?: VJP; nondiff?: boolean }
-export const RULES: Record<string, Rule> = {};
+export const RULES: Record<string, Rule> = Object.create(null);
 const rule = (op: string, r: Rule) => { RULES[op] = r; };
 
 type VN = Value | number;

@@ -85,13 +85,13 @@ export function createOrtRuntime(ort: OrtLike, backend: Backend, baseOptions: Re
     async createSession(model, opts = {}) {
       const s = await ort.InferenceSession.create(model, { ...baseOptions, ...(opts.extra ?? {}) });
       const toOrt = (feeds: Feeds) => {
-        const out: Record<string, unknown> = {};
+        const out: Record<string, unknown> = Object.create(null);
         for (const [k, t] of Object.entries(feeds)) out[k] = isNative(t) ? t.native : new ort.Tensor(t.type, t.data, t.dims);
         return out;
       };
       const runMixed = async (feeds: Feeds, ro: RunOptions = {}) => {
         const res = await s.run(toOrt(feeds), ro.fetches);
-        const out: Record<string, HostTensor | NativeTensor> = {};
+        const out: Record<string, HostTensor | NativeTensor> = Object.create(null);
         const host = async (t: OrtTensorLike): Promise<HostTensor> => ({
           type: t.type as TensorType,
           // device-located outputs (preferredOutputLocation) only expose their data through getData()

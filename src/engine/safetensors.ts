@@ -19,7 +19,7 @@ export function i64(shape: number[], data: BigInt64Array): SafeTensor { return {
 /** Serialises tensors (sorted by name, like the reference writer) with optional string metadata. */
 export function writeSafetensors(tensors: SafeTensors, metadata?: Record<string, string>): Uint8Array {
   const names = Object.keys(tensors).sort();
-  const header: Record<string, unknown> = {};
+  const header: Record<string, unknown> = Object.create(null);
   if (metadata && Object.keys(metadata).length) header.__metadata__ = metadata;
   let offset = 0;
   for (const n of names) {
@@ -94,7 +94,7 @@ export function readSafetensors(buf: Uint8Array | ArrayBuffer, opts: ReadOptions
   const base = 8 + hlen;
   const dataLen = u8.length - base;
   const tensors: SafeTensors = {};
-  let metadata: Record<string, string> = {};
+  let metadata: Record<string, string> = Object.create(null);
   for (const [name, info] of Object.entries(header)) {
     if (name === '__metadata__') { metadata = info; continue; }
     // The header comes from the file: check every field's type before using it.

@@ -262,7 +262,7 @@ export function trainBPE(corpus: string | Iterable<string>, opts: TrainOptions):
   }
   opts.onProgress?.(merges.length, target);
 
-  const vocab: Record<string, number> = {};
+  const vocab: Record<string, number> = Object.create(null);
   idToToken.forEach((t, i) => { if (tokenToId.get(t) === i) vocab[t] = i; });
   const bl = { add_prefix_space: false, trim_offsets: true, use_regex: true };
   return {
@@ -430,7 +430,7 @@ export class BPETokenizer {
 export function tokenizerConfig(opts: {
   addedTokens: TokenizerJSON['added_tokens']; bos: string; eos: string; pad: string; chatTemplate?: string; maxLength: number;
 }): Record<string, unknown> {
-  const decoder: Record<string, unknown> = {};
+  const decoder: Record<string, unknown> = Object.create(null);
   for (const t of opts.addedTokens) {
     decoder[String(t.id)] = { content: t.content, lstrip: false, normalized: false, rstrip: false, single_word: false, special: t.special };
   }

@@ -230,7 +230,7 @@ export class Model {
       { keepNative: nativeGrads ? gradNames : [] });
     const grads: Params = {};
     const gradFeeds: Feeds = {};
-    const metrics: Record<string, number> = {};
+    const metrics: Record<string, number> = Object.create(null);
     for (const [k, t] of Object.entries(out)) {
       if (k.startsWith('grad.')) {
         gradFeeds[k] = t;

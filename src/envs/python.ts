@@ -74,7 +74,7 @@ function entries(d: PyDict): [string | number, unknown][] {
 
 function isDict(v: unknown): v is PyDict {
   if (v instanceof Map) return true;
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && [Object.prototype, null].includes(Object.getPrototypeOf(v));
 }
 
 // ---------- json.dumps ----------
@@ -257,7 +257,7 @@ export function parsePyJson(text: string, opts: ParseOptions = {}): unknown {
   };
   const build = (pairs: [string, unknown][]): unknown => {
     if (mode === 'map' || pairs.some(([k]) => /^(0|[1-9]\d*)$/.test(k))) return new Map(pairs);
-    const o: Record<string, unknown> = {};
+    const o: Record<string, unknown> = Object.create(null);
     for (const [k, v] of pairs) o[k] = v;
     return o;
   };
@@ -383,7 +383,7 @@ export function pyDeepCopy<T>(v: T, memo: Map<unknown, unknown> = new Map()): T 
     return out as T;
   }
   if (isDict(v)) {
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> = Object.create(null);
     memo.set(v, out);
     for (const [k, x] of Object.entries(v)) out[k] = pyDeepCopy(x, memo);
     return out as T;

@@ -504,7 +504,7 @@ export class GrpoTrainer {
 
   async saveCheckpoint(): Promise<void> {
     if (!this.deps.store) return;
-    const tensors: Record<string, TensorSet> = {};
+    const tensors: Record<string, TensorSet> = Object.create(null);
     const adamSteps: number[] = [];
     this.policies.forEach((p, i) => {
       tensors[`${i}.params`] = p.model.params; tensors[`${i}.m`] = p.model.m; tensors[`${i}.v`] = p.model.v;

@@ -137,7 +137,7 @@ export type Settings = { [K in Key]: ValueOf<(typeof SCHEMA)[K]> };
 export interface UrlState { page: Page; settings: Settings }
 
 export function defaults(): Settings {
-  const out = {} as Record<string, unknown>;
+  const out = Object.create(null) as Record<string, unknown>;
   for (const [k, s] of Object.entries(SCHEMA)) out[k] = s.def;
   return out as Settings;
 }

@@ -34,7 +34,7 @@ const now = () => (typeof performance !== 'undefined' ? performance.now() : Date
 
 export async function engineSelfTest(rt: Runtime, opts: SelfTestOptions = {}): Promise<SelfTestResult> {
   const o = { ...SELFTEST_DEFAULTS, ...opts };
-  const timings: Record<string, number> = {};
+  const timings: Record<string, number> = Object.create(null);
   const time = async <T>(k: string, f: () => Promise<T> | T): Promise<T> => {
     const t0 = now();
     try { return await f(); } finally { timings[k] = (timings[k] ?? 0) + now() - t0; }

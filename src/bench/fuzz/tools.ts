@@ -28,7 +28,7 @@ function valueFor(r: FuzzRng, s: JSONSchema | undefined, depth = 0): unknown {
     case 'boolean': return r.bool();
     case 'array': return Array.from({ length: r.int(4) }, () => valueFor(r, s.items, depth + 1));
     case 'object': {
-      const o: Record<string, unknown> = {};
+      const o: Record<string, unknown> = {}; // plain: tool arguments as JSON.parse gives them, keys set by setOwn
       for (const [k, p] of Object.entries(s.properties ?? {})) if (r.bool(0.8)) setOwn(o, k, valueFor(r, p, depth + 1));
       return o;
     }

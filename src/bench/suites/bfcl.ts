@@ -316,7 +316,7 @@ export function bfclReport(r: BfclSuiteResult, meta: { model: string; questions:
     for (const e of r.entries) for (const g of key(e)) (m.get(g) ?? m.set(g, []).get(g)!).push(e.accuracy);
     return Object.fromEntries([...m].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([g, xs]) => [g, { n: xs.length, accuracy: est(xs) }]));
   };
-  const verdicts: Record<string, number> = {};
+  const verdicts: Record<string, number> = Object.create(null);
   for (const e of r.entries) for (const v of e.errors) verdicts[v ?? 'valid'] = (verdicts[v ?? 'valid'] ?? 0) + 1;
   return {
     suite: 'bfcl', protocol: meta.protocol, model: meta.model, questions: meta.questions,

@@ -360,9 +360,9 @@ export interface Tau2Report {
 
 export function tau2Report(r: Tau2SuiteResult, meta: { model: string; user: string; domain: string; split: string; offset?: number; k: number; temperature: number; topP: number; seed: number; maxSteps?: number; maxErrors?: number; protocol: string },
   boot: { resamples: number; seed: number }, perTask = false): Tau2Report {
-  const terminations: Record<string, number> = {};
+  const terminations: Record<string, number> = Object.create(null);
   for (const t of r.tasks) for (const x of t.terminations) terminations[x] = (terminations[x] ?? 0) + 1;
-  const passHat: Record<string, number> = {};
+  const passHat: Record<string, number> = Object.create(null);
   for (let j = 1; j <= meta.k; j++) {
     const xs = r.tasks.map((t) => passHatKForTask(t.rewards.length, t.rewards.filter(isSuccessful).length, j));
     passHat[String(j)] = xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);

@@ -91,7 +91,7 @@ export function transformersKVModel(model: TransformersCausalLM, geo: KvGeometry
     };
     if (keepOne) feeds.num_logits_to_keep = new Tensor('int64', BigInt64Array.of(1n), []);
     if (past) {
-      const pkv: Record<string, Tensor> = {};
+      const pkv: Record<string, Tensor> = Object.create(null);
       for (let l = 0; l < L; l++) {
         pkv[`past_key_values.${l}.key`] = asTensor(past.keys[l], [B, H, total - len, D]);
         pkv[`past_key_values.${l}.value`] = asTensor(past.values[l], [B, H, total - len, D]);

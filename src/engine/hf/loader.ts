@@ -197,7 +197,7 @@ export async function loadHfModel(ref: string | HfSource, opts: HfLoadOptions = 
   checkDtypeSupport(dtype, device, opts.features);
 
   let config: Record<string, unknown> | undefined;
-  let generationConfig: Record<string, unknown> = {};
+  let generationConfig: Record<string, unknown> = Object.create(null);
   if (source.kind === 'local') {
     if (!local) throw new HfModelError('BAD_SOURCE', `${where}: local folders need file access (Node), not available here`);
     checkLayout((rel) => local.exists(joinPath(source.path, rel)), dtype, where);

@@ -127,7 +127,7 @@ export function buildQwen3Inference(c: Qwen3Config, params: Qwen3Params, opts: Q
     key: g.input(`past_key_values.${i}.key`, 'float32', [B, KV, 'past_sequence_length', hd]),
     value: g.input(`past_key_values.${i}.value`, 'float32', [B, KV, 'past_sequence_length', hd]),
   }));
-  const W: Record<string, Value> = {};
+  const W: Record<string, Value> = Object.create(null);
   for (const { name, shape } of qwen3ParamSpecs(c)) {
     if (!params[name]) throw new Error(`missing parameter ${name}`);
     W[name] = g.initializer(name, params[name], shape);

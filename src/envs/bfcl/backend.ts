@@ -25,5 +25,5 @@ export interface BfclBackend {
 export { PyException as BfclPyError } from '../python';
 
 /** Registry filled by each backend module: className -> factory. */
-export const BACKENDS: Record<string, () => BfclBackend> = {};
+export const BACKENDS: Record<string, () => BfclBackend> = Object.create(null);
 export function registerBackend(className: string, make: () => BfclBackend): void { BACKENDS[className] = make; }

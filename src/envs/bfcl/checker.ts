@@ -58,7 +58,7 @@ export function stateCheck(model: BfclEnvironment, truth: BfclEnvironment, class
   for (const cls of classes) {
     const gt = comparableState(truth, cls);
     const md = comparableState(model, cls);
-    const differences: Record<string, { model: unknown; ground_truth: unknown }> = {};
+    const differences: Record<string, { model: unknown; ground_truth: unknown }> = Object.create(null);
     for (const [attr, v] of gt) {
       if (attr.startsWith('_')) continue;
       if (!pyEquals(md.get(attr), v)) differences[attr] = { model: md.get(attr), ground_truth: v };

@@ -41,7 +41,7 @@ function firstDiff(expected: string, actual: string): { expected: string; actual
 
 function sortedKeyLists(v: unknown): string {
   const o = (v ?? {}) as Record<string, Record<string, string[]>>;
-  const norm: Record<string, Record<string, string[]>> = {};
+  const norm: Record<string, Record<string, string[]>> = Object.create(null);
   for (const cls of Object.keys(o).sort()) {
     norm[cls] = {};
     for (const p of Object.keys(o[cls]).sort()) norm[cls][p] = [...o[cls][p]].map(String).sort();
@@ -132,7 +132,7 @@ export function runBfclConformance(opts: ConformanceOptions): ConformanceReport 
 }
 
 function fixtureKeys(v: unknown): Record<string, Record<string, string[]>> {
-  const out: Record<string, Record<string, string[]>> = {};
+  const out: Record<string, Record<string, string[]>> = Object.create(null);
   if (!(v instanceof Map)) return out;
   for (const [cls, paths] of v) {
     out[cls as string] = {};

@@ -119,7 +119,7 @@ function schemaMismatch(value: unknown, schema: JSONSchema, path: string): strin
   const t = schema.type;
   if (value === undefined) return `${path} is undefined`;
   const isObj = (v: unknown) => v instanceof Map || (typeof v === 'object' && v !== null && !Array.isArray(v)
-    && !(v instanceof PyFloat) && !(v instanceof PyTuple) && Object.getPrototypeOf(v) === Object.prototype);
+    && !(v instanceof PyFloat) && !(v instanceof PyTuple) && [Object.prototype, null].includes(Object.getPrototypeOf(v)));
   switch (t) {
     case 'string': if (typeof value !== 'string') return `${path} must be a string`; break;
     case 'boolean': if (typeof value !== 'boolean') return `${path} must be a boolean`; break;
@@ -235,7 +235,7 @@ export class BfclEnvironment implements Environment {
     if (p.args.length > names.length) {
       return errorObservation('INVALID_PARAMETERS', `'${p.function}' takes ${names.length} argument(s) but ${p.args.length} positional were given`, { positional: p.args.length });
     }
-    const kwargs: Record<string, unknown> = {};
+    const kwargs: Record<string, unknown> = Object.create(null);
     for (let i = 0; i < p.args.length; i++) {
       if (Object.prototype.hasOwnProperty.call(p.kwargs, names[i])) {
         return errorObservation('INVALID_PARAMETERS', `'${p.function}' got multiple values for argument '${names[i]}'`, { argument: names[i] });
@@ -306,9 +306,9 @@ export class BfclEnvironment implements Environment {
 
   /** {class: {dotted.path: [keys]}} for dict keys that are ints in Python (JSON shows them as strings). */
   nonStrDictKeys(): Record<string, Record<string, string[]>> {
-    const out: Record<string, Record<string, string[]>> = {};
+    const out: Record<string, Record<string, string[]>> = Object.create(null);
     for (const [cls, st] of this.stateRaw()) {
-      const found: Record<string, string[]> = {};
+      const found: Record<string, string[]> = Object.create(null);
       collectNonStrKeys(st, '', found, true);
       if (Object.keys(found).length) out[cls] = found;
     }
@@ -332,7 +332,7 @@ function jsonable(v: unknown): unknown {
   if (v instanceof Set) return [...v].map(jsonable).sort((a, b) => (pyRepr(a) < pyRepr(b) ? -1 : pyRepr(a) > pyRepr(b) ? 1 : 0));
   if (v instanceof Map) return new Map([...v].map(([k, x]) => [typeof k === 'object' && k !== null && !(k instanceof PyFloat) ? pyRepr(k) : k, jsonable(x)]));
   if (typeof v === 'object' && v !== null && !(v instanceof PyFloat)) {
-    if (Object.getPrototypeOf(v) === Object.prototype) return new Map(Object.entries(v).map(([k, x]) => [k, jsonable(x)]));
+    if ([Object.prototype, null].includes(Object.getPrototypeOf(v))) return new Map(Object.entries(v).map(([k, x]) => [k, jsonable(x)]));
     return pyRepr(v);
   }
   return v;
@@ -360,7 +360,7 @@ function unclosedBracket(text: string): string | null {
 }
 
 function collectNonStrKeys(v: unknown, path: string, out: Record<string, string[]>, top: boolean): void {
-  const isPlain = (x: unknown) => typeof x === 'object' && x !== null && Object.getPrototypeOf(x) === Object.prototype;
+  const isPlain = (x: unknown) => typeof x === 'object' && x !== null && [Object.prototype, null].includes(Object.getPrototypeOf(x));
   if (v instanceof Map) {
     const nonStr = [...v.keys()].filter((k) => typeof k !== 'string');
     if (nonStr.length && !top) out[path] = nonStr.map((k) => bfclKeyText(k));
@@ -379,8 +379,8 @@ function bfclKeyText(k: unknown): string {
 function deepCopyConfig(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(deepCopyConfig);
   if (v instanceof Map) return new Map([...v].map(([k, x]) => [k, deepCopyConfig(x)]));
-  if (typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
-    const o: Record<string, unknown> = {};
+  if (typeof v === 'object' && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v))) {
+    const o: Record<string, unknown> = Object.create(null);
     for (const [k, x] of Object.entries(v)) Object.defineProperty(o, k, { value: deepCopyConfig(x), enumerable: true, writable: true, configurable: true });
     return o;
   }

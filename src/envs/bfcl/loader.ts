@@ -33,7 +33,7 @@ export function loadFuncDocFile(path: string): BfclFuncDoc[] {
 
 /** All func docs in a multi_turn_func_doc folder, by class; missing files are skipped. */
 export function loadFuncDocs(dir: string, classes: string[] = Object.keys(FUNC_DOC_FILES)): Record<string, BfclFuncDoc[]> {
-  const out: Record<string, BfclFuncDoc[]> = {};
+  const out: Record<string, BfclFuncDoc[]> = Object.create(null);
   for (const cls of classes) {
     const f = FUNC_DOC_FILES[cls];
     if (!f) continue;

@@ -29,7 +29,7 @@ function isIdentStart(c: string | undefined): boolean {
 function buildDict(pairs: [unknown, unknown][]): unknown {
   const plain = pairs.every(([k]) => typeof k === 'string' && k !== '__proto__' && !/^(0|[1-9]\d*)$/.test(k));
   if (!plain) return new Map(pairs as [string | number, unknown][]);
-  const o: Record<string, unknown> = {};
+  const o: Record<string, unknown> = Object.create(null);
   for (const [k, v] of pairs) o[k as string] = v;
   return o;
 }
@@ -71,7 +71,7 @@ class PyLiteralParser {
     while (this.peek() === '.') { this.i++; name += '.' + this.ident(); }
     this.expect('(');
     const args: unknown[] = [];
-    const kwargs: Record<string, unknown> = {};
+    const kwargs: Record<string, unknown> = Object.create(null);
     let sawKw = false;
     while (this.peek() !== ')') {
       if (this.i >= this.s.length) this.fail("'(' was never closed");
@@ -362,7 +362,7 @@ export function normaliseJsonArgs(raw: unknown): { ok: true; kwargs: Record<stri
     try { a = parsePyJson(a); } catch (e) { return failure('JSON_DECODE_ERROR', (e as Error).message, { arguments: raw }); }
   }
   if (a instanceof Map) {
-    const o: Record<string, unknown> = {};
+    const o: Record<string, unknown> = Object.create(null);
     for (const [k, v] of a) Object.defineProperty(o, String(k), { value: v, enumerable: true, writable: true, configurable: true });
     return { ok: true, kwargs: o };
   }

@@ -18,7 +18,7 @@ export function attributeError(v: unknown, attr: string): BfclPyError {
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && [Object.prototype, null].includes(Object.getPrototypeOf(v));
 }
 
 export function isPyDict(v: unknown): v is PyMap | Record<string, unknown> {
@@ -373,7 +373,7 @@ export abstract class PyBackend<T extends PyBackend<T>> implements BfclBackend {
   invoke(method: string, args: unknown[], kwargs: Record<string, unknown>): unknown {
     const spec = Object.prototype.hasOwnProperty.call(this.table(), method) ? this.table()[method] : undefined;
     if (!spec) throw new BfclPyError('AttributeError', `'${this.className}' object has no attribute '${method}'`);
-    const pyKwargs: Record<string, unknown> = {};
+    const pyKwargs: Record<string, unknown> = Object.create(null);
     for (const [k, v] of Object.entries(kwargs ?? {})) pyKwargs[k] = toPy(v);
     const bound = bindArgs(`${this.className}.${method}`, spec.params, (args ?? []).map(toPy), pyKwargs);
     return spec.fn.apply(this as unknown as T, bound);

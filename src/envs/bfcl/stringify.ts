@@ -6,7 +6,7 @@ import { pyJsonDumps, pyStr } from '../python';
 /** A Map, or a plain object literal: what Python would call a dict. */
 function isDictValue(v: unknown): boolean {
   if (v instanceof Map) return true;
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && [Object.prototype, null].includes(Object.getPrototypeOf(v));
 }
 
 /** str passes through; a dict goes through json.dumps, falling back to str() when that raises; anything else str(). */

@@ -13,10 +13,11 @@ export class PyException extends Error {
 export const valueError = (msg: string) => new PyException('ValueError', msg);
 export const typeError = (msg: string) => new PyException('TypeError', msg);
 
+// A null-prototype record (how src/ starts a dictionary: tests/dictionaries.test.ts) is a dict as much as a plain one.
 export function isPyDict(v: unknown): v is Map<unknown, unknown> | Record<string, unknown> {
   if (v instanceof Map) return true;
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyFloat)
-    && Object.getPrototypeOf(v) === Object.prototype;
+    && [Object.prototype, null].includes(Object.getPrototypeOf(v));
 }
 
 /** type(v).__name__ for values that arrive through JSON. */
@@ -154,7 +155,7 @@ export function bindKwargs(qualname: string, params: ParamSpec[], kwargs: unknow
   else if (isPyDict(kwargs)) entries = dictEntries(kwargs);
   else return { ok: false, message: `${qualname}() argument after ** must be a mapping, not ${pyTypeName(kwargs)}` };
   const known = new Map(params.map((p) => [p.name, p]));
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null);
   for (const [k, v] of entries) {
     if (typeof k !== 'string') return { ok: false, message: 'keywords must be strings' };
     // `self` is already bound positionally on a method.

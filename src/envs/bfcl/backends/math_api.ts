@@ -195,7 +195,7 @@ function pyLen(v: unknown): number {
   if (Array.isArray(v)) return v.length;
   if (v instanceof PyTuple) return v.items.length;
   if (v instanceof Set || v instanceof Map) return v.size;
-  if (typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype) return Object.keys(v).length;
+  if (typeof v === 'object' && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v))) return Object.keys(v).length;
   throw new BfclPyError('TypeError', `object of type '${pyTypeName(v)}' has no len()`);
 }
 
@@ -697,7 +697,7 @@ const IMPERIAL: Record<string, number> = {
 function isIntOrFloat(v: unknown): boolean { return asNum(v) !== null; }
 
 function hashCheck(v: unknown): void {
-  if (Array.isArray(v) || v instanceof Set || v instanceof Map || (typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype)) {
+  if (Array.isArray(v) || v instanceof Set || v instanceof Map || (typeof v === 'object' && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v)))) {
     throw new BfclPyError('TypeError', `unhashable type: '${pyTypeName(v)}'`);
   }
 }

@@ -87,16 +87,16 @@ function uniq(used: Set<string>, make: () => string): string {
 
 export function generateDb(rng: Rng, o: DbOptions): RetailDb {
   const used = new Set<string>();
-  const products: Record<string, RProduct> = {};
+  const products: Record<string, RProduct> = Object.create(null);
   for (const tpl of rng.sample(CATALOG, o.products)) {
     const product_id = uniq(used, () => String(rng.int(1000, 9999)));
     const keys = Object.keys(tpl.options);
     const nVariants = rng.int(2, 3);
     const combos = new Set<string>();
-    const variants: Record<string, RVariant> = {};
+    const variants: Record<string, RVariant> = Object.create(null);
     const base = rng.int(tpl.base[0], tpl.base[1]);
     while (Object.keys(variants).length < nVariants) {
-      const options: Record<string, string> = {};
+      const options: Record<string, string> = Object.create(null);
       for (const k of keys) options[k] = rng.pick(tpl.options[k]);
       const key = JSON.stringify(options);
       if (combos.has(key)) continue;
@@ -107,8 +107,8 @@ export function generateDb(rng: Rng, o: DbOptions): RetailDb {
     products[product_id] = { name: tpl.name, product_id, variants };
   }
 
-  const users: Record<string, RUser> = {};
-  const orders: Record<string, ROrder> = {};
+  const users: Record<string, RUser> = Object.create(null);
+  const orders: Record<string, ROrder> = Object.create(null);
   const names = new Set<string>();
   const productList = Object.values(products);
   for (let u = 0; u < o.users; u++) {
@@ -116,7 +116,7 @@ export function generateDb(rng: Rng, o: DbOptions): RetailDb {
     do { first = rng.pick(FIRST); last = rng.pick(LAST); } while (names.has(first + last));
     names.add(first + last);
     const user_id = uniq(used, () => `${first}_${last}_${rng.int(100, 999)}`.toLowerCase());
-    const payment_methods: Record<string, RPaymentMethod> = {};
+    const payment_methods: Record<string, RPaymentMethod> = Object.create(null);
     const addPm = (pm: RPaymentMethod) => { payment_methods[pm.id] = pm; };
     if (rng.chance(0.7)) {
       addPm({ source: 'credit_card', id: uniq(used, () => `credit_card_${rng.digits(4)}`), brand: rng.pick(BRANDS), last_four: rng.digits(4) });

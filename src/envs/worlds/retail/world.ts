@@ -46,7 +46,7 @@ const CORE_TOOLS = ['find_user_id_by_email', 'find_user_id_by_name_zip', 'get_us
 function shortSchema(full: ToolSchema): ToolSchema {
   const doc = TOOL_DOCS.find(([n]) => n === full.name);
   if (!doc) return full;
-  const props: Record<string, ToolSchema['parameters']> = {};
+  const props: Record<string, ToolSchema['parameters']> = Object.create(null);
   for (const [k, v] of Object.entries(full.parameters.properties ?? {})) {
     const d = doc[2][k];
     const { description: _drop, title: _t, ...rest } = v as Record<string, unknown>;
