@@ -5,9 +5,16 @@
 
 const RAW_JS = /\b(Cannot read propert(y|ies) of (undefined|null)|is not a function|is not defined|Unexpected token|is not valid JSON|undefined is not an object|Failed to fetch|NetworkError when attempting|Load failed)\b/i;
 
+// ONNX Runtime's own messages (checkLastError's "failed to call OrtRun(). ERROR_CODE: …", the JSEP build's
+// one-run-at-a-time guard): they name ORT internals, not what the visitor did.
+const RAW_ORT = /\b(Session already started|Session mismatch|ERROR_CODE: \d+|failed to call Ort[A-Za-z]+|Can't (create|initialize) [a-z ]*(session|onnxruntime)|no available backend found)\b/i;
+
 /** The text to show for an error: the worker's own message, or for a raw engine message what to check. */
 export function userError(e: unknown, what = 'this action'): string {
   const text = e instanceof Error ? e.message : String(e);
+  if (RAW_ORT.test(text)) {
+    return `${what} failed inside ONNX Runtime, the library that computes in this page's worker; nothing was lost. Try again; if it fails again, reload the page with ?backend=wasm in the address.`;
+  }
   if (!RAW_JS.test(text)) return text;
   if (/Failed to fetch|NetworkError|Load failed/i.test(text)) {
     return `${what} failed: a file could not be downloaded (offline, or the address does not exist). Check the address and your connection, then try again.`;
@@ -15,5 +22,5 @@ export function userError(e: unknown, what = 'this action'): string {
   return `${what} failed: what was read was not what was expected (a missing or malformed file). Check the model folder, URL or file you gave and try again. (details: ${text.replace(/^[A-Z]+: /, '').slice(0, 160)})`;
 }
 
-/** True for a message that is a raw JavaScript engine error, not the page's own words (for tests). */
-export function isRawJsError(text: string): boolean { return RAW_JS.test(text); }
+/** True for a message that is a raw JavaScript engine or ONNX Runtime error, not the page's own words (for tests). */
+export function isRawJsError(text: string): boolean { return RAW_JS.test(text) || RAW_ORT.test(text); }

@@ -79,18 +79,54 @@ interface OrtSessionLike {
   release(): Promise<void>;
 }
 
-export function createOrtRuntime(ort: OrtLike, backend: Backend, baseOptions: Record<string, unknown> = {}): Runtime {
+/**
+ * One ORT call at a time for every runtime that shares the queue. onnxruntime-web's JSEP build keeps a single
+ * "run in flight" per wasm module, whatever EP a session uses: a second run started before the first settles
+ * fails ("Session already started") and makes the first fail too ("Session mismatch"). Runtimes built on one
+ * module therefore share one queue; `exclusive` holds it for a block of calls made on runtimes outside it.
+ */
+export class OrtCallQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+  private waiting = 0;
+
+  /** `f` starts once every call queued before it has settled. */
+  run<T>(f: () => Promise<T>): Promise<T> {
+    this.waiting++;
+    const r = this.tail.then(f, f).finally(() => { this.waiting--; });
+    this.tail = r.catch(() => undefined);
+    return r;
+  }
+
+  /** Calls queued or running. */
+  get pending(): number { return this.waiting; }
+
+  /**
+   * Background work: waits until nothing is queued, then holds the queue for `f` (whose own ORT calls must go
+   * through runtimes without this queue, or they would wait on themselves).
+   */
+  async exclusive<T>(f: () => Promise<T>): Promise<T> {
+    for (;;) {
+      await this.tail;
+      // One macrotask: a caller that was between two of its calls gets to queue the next one first.
+      await new Promise<void>((r) => setTimeout(r, 0));
+      if (this.waiting === 0) return this.run(f);
+    }
+  }
+}
+
+export function createOrtRuntime(ort: OrtLike, backend: Backend, baseOptions: Record<string, unknown> = {}, queue?: OrtCallQueue): Runtime {
+  const call = <T>(f: () => Promise<T>): Promise<T> => (queue ? queue.run(f) : f());
   return {
     backend,
     async createSession(model, opts = {}) {
-      const s = await ort.InferenceSession.create(model, { ...baseOptions, ...(opts.extra ?? {}) });
+      const s = await call(() => ort.InferenceSession.create(model, { ...baseOptions, ...(opts.extra ?? {}) }));
       const toOrt = (feeds: Feeds) => {
         const out: Record<string, unknown> = Object.create(null);
         for (const [k, t] of Object.entries(feeds)) out[k] = isNative(t) ? t.native : new ort.Tensor(t.type, t.data, t.dims);
         return out;
       };
       const runMixed = async (feeds: Feeds, ro: RunOptions = {}) => {
-        const res = await s.run(toOrt(feeds), ro.fetches);
+        const res = await call(() => s.run(toOrt(feeds), ro.fetches));
         const out: Record<string, HostTensor | NativeTensor> = Object.create(null);
         const host = async (t: OrtTensorLike): Promise<HostTensor> => ({
           type: t.type as TensorType,
@@ -109,7 +145,7 @@ export function createOrtRuntime(ort: OrtLike, backend: Backend, baseOptions: Re
         outputNames: s.outputNames,
         runMixed,
         run: (feeds, ro) => runMixed(feeds, { ...ro, keepNative: [] }) as Promise<Record<string, HostTensor>>,
-        release: () => s.release(),
+        release: () => call(() => s.release()),
       };
     },
   };

@@ -107,11 +107,13 @@ export async function chooseRuntime<R>(probe: ProbeResult, requested: BackendReq
 
 /**
  * The deferred timing of a fallback adapter, after a start on WASM: warms the WebGPU EP up and times both EPs on
- * the same graph. The runtime that computes is not replaced (this page load stays on WASM); the verdict is for
- * the next start on this adapter. A WebGPU EP that cannot run is a WASM verdict with its reason.
+ * the same graph, on runtimes of its own (never the one computing for the user). The runtime that computes is not
+ * replaced (this page load stays on WASM); the verdict is for the next start on this adapter. A WebGPU EP that
+ * cannot run is a WASM verdict with its reason.
  */
-export async function timeInBackground<R>(probe: ProbeResult, wasmRuntime: R, deps: ChoiceDeps<R>): Promise<{ kind: BackendKind; timing?: BackendTiming; reason: string }> {
+export async function timeInBackground<R>(probe: ProbeResult, deps: ChoiceDeps<R>): Promise<{ kind: BackendKind; timing?: BackendTiming; reason: string }> {
   const gpuRuntime = deps.makeRuntime('webgpu', probe.description, 'timed in the background');
+  const wasmRuntime = deps.makeRuntime('wasm', undefined, 'timed in the background');
   try {
     await deps.warmUp(gpuRuntime);
   } catch (e) {

@@ -11,7 +11,7 @@ import * as ort from 'onnxruntime-web';
 import jsepMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.mjs?url';
 import jsepWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
 
-import { createOrtRuntime, f32, type OrtLike, type Runtime } from '../engine/runtime';
+import { createOrtRuntime, f32, OrtCallQueue, type OrtLike, type Runtime } from '../engine/runtime';
 import { probeBackend } from './probe';
 import { chooseRuntime, timeInBackground } from './backend-choice';
 import { adapterKey, loadVerdict, saveVerdict } from './verdicts';
@@ -27,6 +27,9 @@ export interface WebRuntime {
   /** The adapter probe, kept for a deferred background timing. */
   probe?: ProbeResult;
 }
+
+/** Every ORT call of this worker's wasm module: the user's runtime queues on it, the background timing holds it. */
+const ortCalls = new OrtCallQueue();
 
 let current: Promise<WebRuntime> | null = null;
 let currentKey = '';
@@ -89,7 +92,20 @@ async function create(opts: InitOptions): Promise<WebRuntime> {
 }
 
 function deps(threads: number) {
-  return { makeRuntime: (k: BackendKind, d: AdapterDescription | undefined, why: string) => makeRuntime(k, d, threads, why), warmUp, timeGraph };
+  return { makeRuntime: (k: BackendKind, d: AdapterDescription | undefined, why: string) => makeRuntime(k, d, threads, why, ortCalls), warmUp, timeGraph };
+}
+
+/**
+ * The background timing's runtimes, sessions and calls are its own: each step waits until no user computation has
+ * an ORT call queued or running, then holds the queue for the whole step (so a Run clicked meanwhile waits one step,
+ * and the timing measures only its own runs).
+ */
+function backgroundDeps(threads: number) {
+  return {
+    makeRuntime: (k: BackendKind, d: AdapterDescription | undefined, why: string) => makeRuntime(k, d, threads, why),
+    warmUp: (rt: Runtime) => ortCalls.exclusive(() => warmUp(rt)),
+    timeGraph: (rt: Runtime) => ortCalls.exclusive(() => timeGraph(rt)),
+  };
 }
 
 /**
@@ -98,13 +114,13 @@ function deps(threads: number) {
  */
 export async function probeInBackground(wr: WebRuntime): Promise<BackendInfo> {
   if (!wr.info.probing || !wr.probe?.description) return wr.info;
-  const v = await timeInBackground(wr.probe, wr.runtime, deps(wr.info.wasmThreads));
+  const v = await timeInBackground(wr.probe, backgroundDeps(wr.info.wasmThreads));
   if (v.timing) await saveVerdict(adapterKey(wr.probe.description), { kind: v.kind, timing: v.timing, at: Date.now() });
   wr.info = { ...wr.info, probing: false, reason: v.reason, ...(v.timing ? { timing: v.timing, verdict: v.kind } : {}) };
   return wr.info;
 }
 
-function makeRuntime(kind: BackendKind, d: AdapterDescription | undefined, threads: number, reason: string): Runtime {
+function makeRuntime(kind: BackendKind, d: AdapterDescription | undefined, threads: number, reason: string, queue?: OrtCallQueue): Runtime {
   const detail = kind === 'webgpu'
     ? `onnxruntime-web ${ort.env.versions?.web ?? ''} WebGPU: ${[d?.vendor, d?.architecture, d?.device || d?.description].filter(Boolean).join(' / ')}${d?.isFallbackAdapter ? ' (fallback adapter)' : ''}`
     : `onnxruntime-web ${ort.env.versions?.web ?? ''} WASM ${threads} thread${threads === 1 ? '' : 's'}: ${reason}`;
@@ -115,7 +131,7 @@ function makeRuntime(kind: BackendKind, d: AdapterDescription | undefined, threa
     // 3 = error: at 'warning' ORT prints "Some nodes were not assigned to the preferred execution
     // providers" (shape ops pinned to CPU, expected) through console.error with raw ANSI colour codes.
     logSeverityLevel: 3,
-  });
+  }, queue);
 }
 
 // The timing graph: 6 x (MatMul 128x128 + Tanh) over 32 rows, roughly a shipped model's layer work per

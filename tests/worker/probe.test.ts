@@ -127,13 +127,18 @@ describe('chooseRuntime: the EP-failure fallback and the fallback-adapter timing
     expect(c).toMatchObject({ kind: 'wasm', deferred: true });
     expect(c.timing).toBeUndefined();
     expect(d.made.map((r) => r.kind)).toEqual(['wasm']);
-    const v = await timeInBackground(soft, c.runtime, d);
+    const timed: Fake[] = [];
+    const v = await timeInBackground(soft, { ...d, timeGraph: (r: Fake) => { timed.push(r); return d.timeGraph(r); } });
     expect(v).toMatchObject({ kind: 'wasm', timing: { webgpuMs: 40, wasmMs: 2 } });
+    // Issue 42: the timing runs on runtimes of its own, never on the one computing for the user.
+    expect(d.made.map((r) => r.kind)).toEqual(['wasm', 'webgpu', 'wasm']);
+    expect(timed.map((r) => r.kind)).toEqual(['webgpu', 'wasm']);
+    expect(timed).not.toContain(c.runtime);
     expect(v.reason).toMatch(/timed in the background: WASM 2\.0 ms vs WebGPU 40\.0 ms/);
-    const faster = await timeInBackground(soft, c.runtime, deps({ webgpuMs: 1, wasmMs: 3 }));
+    const faster = await timeInBackground(soft, deps({ webgpuMs: 1, wasmMs: 3 }));
     expect(faster.kind).toBe('webgpu');
     expect(faster.reason).toMatch(/next load/);
-    expect((await timeInBackground(soft, c.runtime, deps({ webgpuWarmUp: 'fails' }))).kind).toBe('wasm');
+    expect((await timeInBackground(soft, deps({ webgpuWarmUp: 'fails' }))).kind).toBe('wasm');
     // A hardware adapter is never deferred: it warms up and computes.
     expect((await chooseRuntime(gpu, 'auto', deps(), { deferTiming: true })).kind).toBe('webgpu');
   });

@@ -19,6 +19,7 @@ import type { Row } from '../../../agent/types';
 import type { Attempt, EffectAgainstBaseline, RehearsalEffect, TurnRehearsal } from '../../../tts/rehearse';
 import { useApp } from '../../store';
 import { api, errorText } from '../../worker';
+import { userError } from '../../errors';
 import { Empty, ErrorBox, Field, fmt, Panel, ProgressBar } from '../ui';
 import { TrajectoryView } from './Timeline';
 import { attemptKey, attemptRows, cutTrajectory, eventLabel, rehearseEvents, reveal, type RehearseEvent, type Revealed } from './rehearseSteps';
@@ -61,7 +62,7 @@ async function runRehearseFirst(req: RehearseFirstRequest, step: number): Promis
       const what = msg.slice(msg.indexOf(`${CANCELLED}:`) + CANCELLED.length + 1).trim();
       useRehearse.setState({ cancelled: { what, ms: cancelAskedAt === null ? null : performance.now() - cancelAskedAt } });
     }
-    else useRehearse.setState({ error: msg });
+    else useRehearse.setState({ error: userError(e, 'rehearse-first') });
   } finally {
     if (my === token) useRehearse.setState({ busy: false, progress: null });
   }
