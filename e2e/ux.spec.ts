@@ -156,7 +156,7 @@ test('numeric fields keep what is typed, commit on Enter or blur, refuse visibly
   await expect(page.getByTestId('f-t.lr-refused')).toContainText('not a number');
   await lr.fill('2');
   await lr.press('Enter');
-  await expect(page.getByTestId('f-t.lr-refused')).toContainText('outside 0 … 1');
+  await expect(page.getByTestId('f-t.lr-refused')).toContainText('too large: at most 1 (0 … 1)');
   expect(await hashOf(page)).toContain('t.lr=0.0005');
   await expect(page.locator('label[for="f-t.lr"] .field-range')).toContainText('0 … 1');
 
@@ -179,7 +179,7 @@ test('numeric fields keep what is typed, commit on Enter or blur, refuse visibly
   await openApp(page, '?backend=wasm', '#/rollout?r.temp=9&r.k=0&r.kk=1&r.mode=dream');
   const notice = page.getByTestId('url-notice');
   await expect(notice).toContainText('r.temp=9');
-  await expect(notice).toContainText('outside 0 … 2');
+  await expect(notice).toContainText('too large: at most 2 (0 … 2)');
   await expect(notice).toContainText('r.k=0');
   await expect(notice).toContainText('r.kk=1');
   await expect(notice).toContainText('r.mode=dream');

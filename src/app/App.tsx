@@ -4,6 +4,7 @@ import { useApp } from './store';
 import { startWorker } from './worker';
 import { PAGES, type Page } from './urlState';
 import { StatusBar } from './components/StatusBar';
+import { echo } from './components/ui';
 import { PageErrorBoundary } from './components/ErrorBoundary';
 import { WorkerBanner } from './components/WorkerBanner';
 import { RolloutPage } from './pages/Rollout';
@@ -87,7 +88,7 @@ function UrlNotice() {
   return (
     <div className="url-notice" role="status" data-testid="url-notice">
       <span>Ignored from the URL (defaults kept):</span>
-      <ul>{ignored.map((x, i) => <li key={i}><code>{x.key}={x.raw}</code>: {x.why}</li>)}</ul>
+      <ul>{ignored.map((x, i) => <li key={i}><code>{x.key}={echo(x.raw)}</code>: {x.why}</li>)}</ul>
       <button onClick={() => useApp.setState({ ignored: [] })}>dismiss</button>
     </div>
   );

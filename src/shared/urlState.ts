@@ -175,9 +175,11 @@ export function check(spec: Spec, raw: string): { ok: true; value: string | numb
       const t = raw.trim();
       const v = Number(t);
       if (t === '') return { ok: false, why: 'empty' };
-      if (!Number.isFinite(v)) return { ok: false, why: 'not a number' };
+      // A long string of digits is a number, only too large for JavaScript (Infinity): say so, not "not a number".
+      if (Number.isNaN(v)) return { ok: false, why: 'not a number' };
+      if (v > spec.max) return { ok: false, why: `too large: at most ${boundText(spec.max)} (${rangeText(spec)})` };
+      if (v < spec.min) return { ok: false, why: `too small: at least ${boundText(spec.min)} (${rangeText(spec)})` };
       if (spec.kind === 'int' && !Number.isInteger(v)) return { ok: false, why: 'not a whole number' };
-      if (v < spec.min || v > spec.max) return { ok: false, why: `outside ${rangeText(spec)}` };
       return { ok: true, value: v };
     }
   }
@@ -192,9 +194,10 @@ export function coerce(spec: Spec, raw: string): string | number | undefined {
 /** "0 … 2", "1 … 64 (whole)": what a numeric field accepts. */
 export function rangeText(spec: Spec): string {
   if (spec.kind !== 'int' && spec.kind !== 'num') return '';
-  const n = (x: number) => (x === 2 ** 31 - 1 ? '2³¹−1' : String(x));
-  return `${n(spec.min)} … ${n(spec.max)}${spec.kind === 'int' ? ' (whole)' : ''}`;
+  return `${boundText(spec.min)} … ${boundText(spec.max)}${spec.kind === 'int' ? ' (whole)' : ''}`;
 }
+
+const boundText = (x: number) => (x === 2 ** 31 - 1 ? '2³¹−1' : String(x));
 
 /** A URL value that was not applied, and why (shown in a notice: a link never changes silently). */
 export interface Ignored { key: string; raw: string; why: string }

@@ -24,7 +24,10 @@ describe('URL values and numeric fields', () => {
     expect(check(SCHEMA['r.temp'], '')).toEqual({ ok: false, why: 'empty' });
     expect(check(SCHEMA['r.temp'], '-')).toEqual({ ok: false, why: 'not a number' });
     expect(check(SCHEMA['t.group'], '2.5')).toEqual({ ok: false, why: 'not a whole number' });
-    expect(check(SCHEMA['r.temp'], '7')).toEqual({ ok: false, why: 'outside 0 … 2' });
+    expect(check(SCHEMA['r.temp'], '7')).toEqual({ ok: false, why: 'too large: at most 2 (0 … 2)' });
+    expect(check(SCHEMA['r.temp'], '-1')).toEqual({ ok: false, why: 'too small: at least 0 (0 … 2)' });
+    // Issue 42: a 5,000-digit seed is a number (Infinity to JavaScript), refused as too large, not as "not a number".
+    expect(check(SCHEMA['r.seed'], '9'.repeat(5000))).toEqual({ ok: false, why: 'too large: at most 2³¹−1 (0 … 2³¹−1 (whole))' });
     expect(rangeText(SCHEMA['r.k'])).toBe('1 … 64 (whole)');
   });
 
@@ -35,7 +38,7 @@ describe('URL values and numeric fields', () => {
     expect(st.settings['t.steps']).toBe(defaults()['t.steps']);
     expect(st.settings['r.temp']).toBe(defaults()['r.temp']);
     expect(st.ignored.map((x) => x.key).sort()).toEqual(['bogus', 'r.temp', 't.group', 't.steps']);
-    expect(st.ignored.find((x) => x.key === 't.steps')!.why).toMatch(/outside 1 … 100000/);
+    expect(st.ignored.find((x) => x.key === 't.steps')!.why).toMatch(/too large: at most 100000/);
     expect(parseHash('#/nowhere').ignored).toEqual([{ key: 'page', raw: 'nowhere', why: expect.stringMatching(/not one of/) }]);
     expect(parseQuery('?backend=cuda&threads=0').ignored.map((x) => x.key)).toEqual(['backend', 'threads']);
     expect(parseQuery('?backend=wasm&threads=2')).toEqual({ backend: 'wasm', threads: 2, ignored: [] });

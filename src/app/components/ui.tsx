@@ -57,7 +57,7 @@ export function NumberInput(props: {
     editing.current = false;
     if (props.allowEmpty && text.trim() === '') { setRefused(null); return; }
     const r = check(spec, text);
-    if (!r.ok) { setRefused(`refused “${text}”: ${r.why}; ${fmtKept(value)} stays`); return; }
+    if (!r.ok) { setRefused(`refused “${echo(text)}”: ${r.why}; ${fmtKept(value)} stays`); return; }
     setRefused(null);
     setText(String(r.value));
     if (r.value !== value) props.onCommit(r.value as number);
@@ -82,6 +82,11 @@ export function NumberInput(props: {
 }
 
 function fmtKept(v: number): string { return Number.isFinite(v) ? String(v) : 'the previous value'; }
+
+/** A refused text as the refusal quotes it: a pasted 5,000-digit value is named by its start and length. */
+export function echo(text: string): string {
+  return text.length <= 24 ? text : `${text.slice(0, 16)}… (${text.length} characters)`;
+}
 
 /** A control bound to one URL-serialised setting; the schema decides the input kind and bounds. */
 export function Field(props: { k: Key; label: string; step?: number; title?: string; wide?: boolean; options?: { value: string; label?: string }[] }) {
