@@ -3,6 +3,7 @@ import react from '@vitejs/plugin-react';
 import { modelsPlugin } from './src/app/build/modelsPlugin';
 import { ISOLATION_HEADERS, securityHeaders } from './src/app/build/headers';
 import { bundleGuard } from './src/app/build/bundleGuard';
+import { docsPlugin } from './src/app/build/docsPlugin';
 
 // The Playwright build (playwright.config.ts): test hooks compiled in, a local hub mirror allowed by the CSP.
 const e2e = process.env.ENVACE_E2E === '1';
@@ -10,8 +11,8 @@ const e2e = process.env.ENVACE_E2E === '1';
 export default defineConfig({
   // modelsPlugin: serves models/ at /models/ in dev and copies it into dist/models/ on build (+ index.json).
   // bundleGuard: a production build fails if the page or the worker holds a test hook or a benchmark reference
-  // path, and writes dist/_headers (src/app/build/headers.ts).
-  plugins: [react(), modelsPlugin(), bundleGuard({ e2e, headers: true }), {
+  // path, and writes dist/_headers (src/app/build/headers.ts). docsPlugin: docs/*.md as pages at /docs/*.html.
+  plugins: [react(), modelsPlugin(), docsPlugin(), bundleGuard({ e2e, headers: true }), {
     // index.html's Content-Security-Policy forbids inline script, and the dev server's React refresh
     // preamble is one: dev pages go without the policy; every build (production and e2e) keeps it.
     name: 'envace-csp-dev', apply: 'serve',

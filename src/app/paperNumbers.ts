@@ -2,7 +2,7 @@
 // Benchmarks page's reference panel. Percentages as printed. They are Qwen3-1.7B/8B-scale results on BFCL-v4,
 // τ²-Bench and VitaBench, so they are a reference, never a series to compare our tiny policies against.
 
-export const PAPER_SOURCE = 'EnvACE paper, as summarised in shared/ENVACE.md §4';
+export const PAPER_SOURCE = 'EnvACE paper (arXiv 2608.06197), its reported numbers';
 
 /** §4 "Main results (%; Overall = mean of the three)". */
 export const MAIN_RESULTS: readonly { model: string; bfcl: number; tau2: number; vita: number; overall: number }[] = [

@@ -14,7 +14,7 @@ import {
 } from '../components/train/runs';
 import { trainWorker } from '../components/train/client';
 import { StepProgress } from '../components/train/StepProgress';
-import { DEFAULT_TRAIN_STARTER, TINY_MODEL_ID, watchingLine, WHY_DEFAULT } from '../components/train/preset';
+import { DEFAULT_TRAIN_STARTER, TINY_MODEL_ID, watchingLine, WHY_DEFAULT, WHY_DEFAULT_DOC } from '../components/train/preset';
 import { TRAINER_LOSS_AGG_DEFAULT } from '../../shared/trainDefaults';
 import { ErrorBox, Field, fmt, fmtBytes, NA, Panel, Term } from '../components/ui';
 import { useModelIndex } from '../modelIndex';
@@ -292,7 +292,7 @@ export function TrainPage() {
       <div style={{ display: 'flex', flexDirection: 'column', gap: 8, minWidth: 0 }}>
         {storageProblem && <div className="warn-line" role="alert" data-testid="train-storage-problem">{storageProblem}</div>}
         <div className={starterMissing ? 'not-available' : 'muted'} role="note" data-testid="train-watching">{watching}</div>
-        {variant !== 'envace' && <div className="muted" role="note" data-testid="train-why-default">{WHY_DEFAULT}</div>}
+        {variant !== 'envace' && <div className="muted" role="note" data-testid="train-why-default">{WHY_DEFAULT} <a href={WHY_DEFAULT_DOC} target="_blank" rel="noopener" data-testid="doc-link">The measurements</a></div>}
         <Panel title={active ? `Run ${active.label}` : 'Run'} testId="train-progress">
           {active?.error && <div className="top-error" data-testid="train-error-top"><ErrorBox error={active.error} /></div>}
           {!active || !p ? <div className="empty">Pick a preset and press Start. {modelUrl === TINY ? 'A tiny model is built in the worker, so the first run needs no download.' : `The worker loads ${s['t.model']} from models/ first.`}</div> : (

@@ -18,6 +18,9 @@ export function watchingLine(o: { variant: string; model: string; world: string;
 
 /**
  * Why the page opens on GRPO + real environment and not on EnvACE (the variant the playground is about): the
- * README's "positive control" and "simulator gate" sections hold the measurements behind it.
+ * findings' "positive control" and "simulator gate" sections (docs/findings.md, served as WHY_DEFAULT_DOC) hold the
+ * measurements behind it.
  */
-export const WHY_DEFAULT = 'Why this default: GRPO against the real environment is the positive control that measurably improves the starter (README); EnvACE (one click away: rollout mode "rehearsal") trains on the policy\'s own imagined tool results, and has not yet been shown to raise held-out success within 5 minutes on WASM.';
+export const WHY_DEFAULT = 'Why this default: GRPO against the real environment is the positive control that measurably improves the starter; EnvACE (one click away: rollout mode "rehearsal") trains on the policy\'s own imagined tool results, and has not yet been shown to raise held-out success within 5 minutes on WASM.';
+/** The page of the site that holds the measurements behind WHY_DEFAULT (docs/findings.md; src/app/build/docsPlugin.ts). */
+export const WHY_DEFAULT_DOC = 'docs/findings.html#the-positive-control';
