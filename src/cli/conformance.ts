@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 
 import { parseCliArgs, usage, type CliValues } from './args';
-import { CONFORMANCE_BFCL_CLI, CONFORMANCE_TAU2_CLI, exitOnArgsError, pickSubcommand } from './defs';
+import { CONFORMANCE_BFCL_CLI, CONFORMANCE_TAU2_CLI, CONFORMANCE_VITA_CLI, exitOnArgsError, pickSubcommand } from './defs';
 
 type BfclArgs = CliValues<typeof CONFORMANCE_BFCL_CLI.options>;
 
@@ -29,12 +29,36 @@ async function bfcl(f: BfclArgs): Promise<number> {
   return report.matched_results === report.total_calls && report.matched_states === report.total_states ? 0 : 1;
 }
 
+type VitaArgs = CliValues<typeof CONFORMANCE_VITA_CLI.options>;
+
+async function vita(f: VitaArgs): Promise<number> {
+  const { runVitaConformance } = await import('../envs/vitabench/conformance');
+  const fixtures = resolve(f.fixtures ?? resolve(process.cwd(), '../shared/data/vitabench/fixtures'));
+  const r = await runVitaConformance({ fixtures, dataRoot: f.data ? resolve(f.data) : undefined });
+  const { calls, calls_equal, states, states_equal, windows, windows_equal, rewards, rewards_equal } = r;
+  const summary = { calls, calls_equal, states, states_equal, windows, windows_equal, rewards, rewards_equal };
+  if (f.json) console.log(JSON.stringify({ ...summary, fixtures: r.fixtures, sequences: r.sequences, mismatch_count: r.mismatch_count, mismatches: r.mismatches }));
+  else {
+    console.log(`VitaBench (${r.fixtures} fixtures, ${r.sequences} sequences): calls ${calls_equal}/${calls}, states ${states_equal}/${states}, `
+      + `judge windows ${windows_equal}/${windows}, stub-judge rewards ${rewards_equal}/${rewards}`);
+    for (const m of r.mismatches) console.log(JSON.stringify(m).slice(0, 800));
+  }
+  return r.mismatch_count === 0 && calls > 0 ? 0 : 1;
+}
+
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
+  let argv = process.argv.slice(2);
+  // `--suite NAME` is accepted in place of the subcommand.
+  const si = argv.indexOf('--suite');
+  if (si >= 0 && argv[si + 1]) argv = [argv[si + 1], ...argv.slice(0, si), ...argv.slice(si + 2)];
   let run: () => Promise<number>;
   try {
-    const { sub, rest } = pickSubcommand('conformance', ['bfcl', 'tau2'] as const, argv);
-    if (sub === 'bfcl') {
+    const { sub, rest } = pickSubcommand('conformance', ['bfcl', 'tau2', 'vita'] as const, argv);
+    if (sub === 'vita') {
+      const a = parseCliArgs(CONFORMANCE_VITA_CLI, rest);
+      if (a === 'help') { console.log(usage(CONFORMANCE_VITA_CLI)); return; }
+      run = () => vita(a);
+    } else if (sub === 'bfcl') {
       const a = parseCliArgs(CONFORMANCE_BFCL_CLI, rest);
       if (a === 'help') { console.log(usage(CONFORMANCE_BFCL_CLI)); return; }
       run = () => bfcl(a);

@@ -105,6 +105,17 @@ export const CONFORMANCE_TAU2_CLI = defineCli({
   },
 });
 
+export const CONFORMANCE_VITA_CLI = defineCli({
+  name: 'conformance',
+  positionals: { max: 0, usage: 'vita' },
+  summary: 'Replay VitaBench fixtures (delivery, in-store): tool messages, error flags, hashes, final states, judge windows/prompts, stub-judge rewards.',
+  options: {
+    fixtures: { type: 'string', help: 'fixture folder: index.json plus <domain>/<task>.json (default ../shared/data/vitabench/fixtures)' },
+    data: { type: 'string', help: 'data root with <domain>/tasks_en.json, tools/, prompts/, reference/ (default: the folder above --fixtures)' },
+    json: { type: 'boolean', help: 'JSON report' },
+  },
+});
+
 export const ROLLOUT_CLI = defineCli({
   name: 'rollout',
   summary: 'K rollouts of one task, each with per-call rehearsal fidelity and its checklist verdict.',
@@ -147,7 +158,7 @@ export const BENCH_ENGINE_CLI = defineCli({
 /** Every schema above, for the fuzzer. */
 export const CLI_DEFS: CliDef<Record<string, OptSpec>>[] = [
   ENGINE_TRAIN_LM_CLI, ENGINE_SAMPLE_CLI, ENVS_LIST_CLI, ENVS_SHOW_CLI, ENVS_CALL_CLI,
-  CONFORMANCE_BFCL_CLI, CONFORMANCE_TAU2_CLI, ROLLOUT_CLI, BENCH_ENGINE_CLI,
+  CONFORMANCE_BFCL_CLI, CONFORMANCE_TAU2_CLI, CONFORMANCE_VITA_CLI, ROLLOUT_CLI, BENCH_ENGINE_CLI,
 ] as unknown as CliDef<Record<string, OptSpec>>[];
 
 /** The subcommand of a command with several, or a CliArgsError naming the choices (exit 2 via exitOnArgsError). */
