@@ -95,7 +95,7 @@ const trajectory: V = obj(
 export function validateTrajectory(v: unknown): { path: string; message: string }[] {
   const errs: string[][] = [];
   trajectory(v, '$', errs);
-  if (isObj(v) && v.v !== undefined && v.v !== TRACE_VERSION) errs.push(['$.v', `unsupported version ${String(v.v)}`]);
+  if (isObj(v) && v.v !== undefined && v.v !== TRACE_VERSION) errs.push(['$.v', `unsupported version ${JSON.stringify(v.v) ?? typeof v.v}`]); // String() throws on an object whose own toString is not a function
   return errs.map(([path, message]) => ({ path, message }));
 }
 

@@ -136,6 +136,12 @@ describe('prototype names', () => {
 });
 
 describe('crashes the fuzzer found stay fixed', () => {
+  it("a trace whose version is an object with an own 'toString' is a listed problem, not a TypeError (issue 39's full run)", async () => {
+    const { validateTrajectory } = await import('../../src/agent/traces');
+    const problems = validateTrajectory(JSON.parse('{"v":{"toString":"Infinity"},"taskId":"t","groupId":"t","mode":"real","seed":1,"messages":[],"rows":[],"terminatedBy":"done"}'));
+    expect(problems.filter((p) => p.path === '$.v').map((p) => p.message)).toEqual(['expected finite number', 'unsupported version {"toString":"Infinity"}']);
+  });
+
   it("an eval.json whose world or mode is named 'constructor', 'prototype' or '__proto__' is read, not written into Object (issue 39)", async () => {
     const { readEvalFile, heldOutRows } = await import('../../src/app/components/bench/readers');
     const ok = { tasks: 10, k: 1, success: 0.5, outcome: 0.5, checklist: 0.5 };
