@@ -15,7 +15,7 @@ import * as pw from 'parquet-wasm/node';
 import { parquetReadObjects } from 'hyparquet';
 import { getWorld, taskData } from '../../src/envs/worlds/index';
 import {
-  envaceRowToTask, taskToEnvaceRow, validateOpenAITool, writeEnvaceParquet, type EnvaceRow, type ExportableTask,
+  checkExportRows, envaceRowToTask, taskToEnvaceRow, validateOpenAITool, writeEnvaceParquet, type EnvaceRow, type ExportableTask, type TokenCounter,
 } from '../../src/envs/export/index';
 
 /** Arrow C Data Interface ArrowSchema (wasm32: 4-byte pointers, int64 flags/n_children at 16/24) → a type string. */
@@ -66,7 +66,10 @@ const ITEM = 'struct<id: string, question: string, focus_on: string, focus_detai
 /** What the reference reads (checklist_dataset.py, envs.py, interaction.py, checklist_reward.py, mcp_tool.py) + our extras. */
 const EXPECTED_COLUMNS = [
   { name: 'data_source', type: 'string' },
+  { name: 'prompt', type: `list<${MESSAGE}>` },
   { name: 'messages', type: `list<${MESSAGE}>` },
+  { name: 'ability', type: 'string' },
+  { name: 'reward_model', type: 'struct<style: string, ground_truth: string>' },
   { name: 'extra_info', type: `struct<index: int64, original_index: string, split: string, world: string, seed: int64, difficulty: int64, tags: list<string>, policy: string, tools: string, messages: list<${MESSAGE}>, interaction_kwargs: struct<checklist_list: list<list<list<${ITEM}>>>>>` },
 ];
 
@@ -109,6 +112,12 @@ describe('export to the reference trainer (envace parquet)', () => {
     // prompt (data.prompt_key=messages): system policy + the first user message
     expect(row.messages.map((m) => m.role)).toEqual(['system', 'user']);
     expect(row.messages[1].content).toBe(t.userTurns[0]);
+    // stock verl: the same prompt under its default prompt_key, ability, and the rules a compute_score grades with
+    expect(row.prompt).toEqual(row.messages);
+    expect(row.ability).toBe('agent');
+    expect(row.reward_model.style).toBe('rule');
+    const truth = JSON.parse(row.reward_model.ground_truth) as { id: string; weight: number; pass_rule: unknown }[][];
+    expect(truth.map((items) => items.map((it) => [it.id, it.weight, it.pass_rule]))).toEqual(t.checklist.map((items) => items.map((it) => [it.id, it.weight, it.pass_condition])));
     // tools: a JSON string of OpenAI function schemas that verl's OpenAIFunctionToolSchema accepts
     const tools = JSON.parse(x.tools) as unknown[];
     expect(tools.map((tool) => (tool as { function: { name: string } }).function.name)).toEqual(t.tools.map((s) => s.name));
@@ -187,5 +196,54 @@ describe('export to the reference trainer (envace parquet)', () => {
     expect(new Set(tool.map((r) => r.extra_info.original_index)).size).toBe(8);
     expect(tool.every((r) => Array.isArray(JSON.parse(r.extra_info.tools)))).toBe(true);
     expect(() => execFileSync('npx', ['tsx', 'src/cli/export.ts', '--world', 'mars', '--split', 'train', '--tasks', '1', '--out', out], { stdio: 'pipe' })).toThrow(/world must be one of/);
-  }, 120_000);
+    expect(() => execFileSync('npx', ['tsx', 'src/cli/export.ts', '--world', 'files', '--out', out], { stdio: 'pipe' })).toThrow(/--split is required \(unless --check\)/);
+
+    // --check reads both files back: every row kept by both readers, under the Qwen3 tokenizer
+    const check = () => {
+      try { return { rc: 0, report: JSON.parse(execFileSync('npx', ['tsx', 'src/cli/export.ts', '--check', '--out', out, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) }; }
+      catch (e) { return { rc: (e as { status: number }).status, report: JSON.parse((e as { stdout: string }).stdout) }; }
+    };
+    type Report = { ok: boolean; tokenizer: string; files: { file: string; rows: number; keptByReference: number; keptByVerl: number; longestPrompt: { withTools: number }; problems: { reason: string }[] }[] };
+    const good = check() as { rc: number; report: Report };
+    expect(good.rc).toBe(0);
+    expect(good.report.ok).toBe(true);
+    expect(good.report.tokenizer).toMatch(/Qwen3/);
+    expect(good.report.files.map((f) => [f.file.split('/').pop(), f.rows, f.keptByReference, f.keptByVerl])).toEqual([['files_test.parquet', 3, 3, 3], ['files_train.parquet', 5, 5, 5]]);
+    expect(good.report.files[0].longestPrompt.withTools).toBeGreaterThan(300); // the tools block is rendered
+    // without the tool dataset every row misses its tool cache entry, and the check fails
+    writeFileSync(join(out, 'tool_dataset.json'), '[]');
+    const bad = check() as { rc: number; report: Report };
+    expect(bad.rc).toBe(1);
+    expect(bad.report.ok).toBe(false);
+    expect(bad.report.files.map((f) => f.keptByReference)).toEqual([0, 0]);
+    expect(bad.report.files.map((f) => f.keptByVerl)).toEqual([3, 5]);
+    expect(bad.report.files[0].problems[0].reason).toMatch(/missing tool cache entry/);
+  }, 180_000);
+
+  it('the check names why each reader would drop or fail on a row', () => {
+    const rows = exportTasks('files', 'train', 2).map((t, i) => taskToEnvaceRow(t, i));
+    const ids = new Set(rows.map((r) => r.extra_info.original_index));
+    const count: TokenCounter = (messages, tools) => messages.reduce((n, m) => n + m.content.length, 0) + (tools ? 1000 : 0);
+    const run = (edit: (r: any) => void, o: Partial<{ maxPromptLength: number; toolDatasetIds: Set<string> | null }> = {}) => {
+      const r = structuredClone(rows[0]) as any;
+      edit(r);
+      return checkExportRows([r, rows[1]], { maxPromptLength: 4000, toolDatasetIds: ids, countTokens: count, ...o });
+    };
+    const fine = run(() => {});
+    expect([fine.keptByReference, fine.keptByVerl, fine.problems]).toEqual([2, 2, []]);
+    const reasons = (rep: ReturnType<typeof run>) => rep.problems.map((p) => `${p.row} ${p.reader}: ${p.reason}`);
+    expect(reasons(run((r) => { delete r.reward_model; }))).toEqual(['0 verl: reward_model.ground_truth is missing: the default reward manager raises KeyError']);
+    expect(reasons(run((r) => { r.extra_info.tools = '{"a":1}'; }))[0]).toMatch(/^0 reference: extra_info.tools must be a JSON list or a list .*Unknown tools format/);
+    expect(reasons(run((r) => { const t = JSON.parse(r.extra_info.tools); delete t[0].function.parameters.required; r.extra_info.tools = JSON.stringify(t); }))[0])
+      .toMatch(/^0 reference: invalid tool schema \(dropped by _filter_invalid_tool_schemas\): .*parameters.required/);
+    expect(reasons(run(() => {}, { toolDatasetIds: new Set([rows[1].extra_info.original_index]) }))).toEqual(['0 reference: missing tool cache entry: original_index is not in the tool dataset']);
+    const len = rows[0].messages.reduce((n, m) => n + m.content.length, 0);
+    const long = run(() => {}, { maxPromptLength: len + 500 + 999 });
+    expect(reasons(long).filter((x) => x.startsWith('0 '))).toEqual([`0 reference: prompt too long: ${len + 1000} tokens with the tools > max_prompt_length − 500 = ${len + 999}`]);
+    expect(long.keptByVerl).toBe(2);
+    expect(reasons(run((r) => { r.prompt = []; }))).toEqual(['0 verl: prompt must be a non-empty list of messages']);
+    expect(reasons(run((r) => { r.extra_info.interaction_kwargs.checklist_list[0].pop(); }))[0]).toMatch(/^0 reference: checklist_list\[0\] has \d+ turns for \d+ user messages/);
+    expect(reasons(run((r) => { r.extra_info.index = '0'; }))).toEqual(['0 reference: extra_info.index must be an integer', '0 verl: extra_info.index must be an integer']);
+    expect(checkExportRows([null], { maxPromptLength: 4000, toolDatasetIds: null, countTokens: count }).keptByVerl).toBe(0);
+  });
 });

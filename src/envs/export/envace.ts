@@ -13,8 +13,16 @@
 //                                 [checklist][user turn][item]; one checklist (the reference trains with
 //                                 max_num_checklist=1); items carry question, focus_on, pass_condition,
 //                                 failure_examples, evidence[{snippet}], weight, required_for_next_turn
+// and the columns stock verl reads (RLHFDataset with its default data.prompt_key=prompt, the default reward
+// manager, the transfer-queue trainer's field list), so the same file loads without the reference's dataset class:
+//   prompt                        the same two messages as `messages`
+//   ability                       'agent'
+//   reward_model.style            'rule'
+//   reward_model.ground_truth     the checklist's exact rules as JSON ([user turn][item] {id, weight,
+//                                 required_for_next_turn, pass_rule}): what a rule-based compute_score grades with
 // Fields the reference ignores keep what our rule-based judge and the round trip need: the structured pass rule
 // (pass_rule), our focus text (focus_detail), item ids, world/seed/split/difficulty/tags/policy.
+// check.ts reads a written export back and lists the rows either reader would drop, and why.
 
 import type { ChecklistItem, Message, PassCondition, ToolCall, ToolSchema } from '../types';
 import { evaluateCondition, isErrorObservation, stepsFromMessages, type AssistantStep } from '../judges';
@@ -44,7 +52,10 @@ export interface EnvaceChecklistItem {
 }
 export interface EnvaceRow {
   data_source: string;
+  prompt: EnvaceMessage[];
   messages: EnvaceMessage[];
+  ability: string;
+  reward_model: { style: string; ground_truth: string };
   extra_info: {
     index: number;
     original_index: string;
@@ -67,6 +78,8 @@ export interface ExportableTask {
 }
 
 export const DATA_SOURCE_PREFIX = 'envace-playground';
+/** verl's task-family column (its examples write 'math' for GSM8K): these are multi-turn tool-using agent tasks. */
+export const ABILITY = 'agent';
 
 export function openAITool(t: ToolSchema) {
   return { type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } };
@@ -194,9 +207,13 @@ export function taskToEnvaceRow(task: ExportableTask, index: number): EnvaceRow 
     weight: it.weight,
     required_for_next_turn: it.required_for_next_turn,
   })));
+  const groundTruth = task.checklist.map((items) => items.map((it) => ({ id: it.id, weight: it.weight, required_for_next_turn: it.required_for_next_turn, pass_rule: it.pass_condition })));
   return {
     data_source: `${DATA_SOURCE_PREFIX}/${task.world}`,
+    prompt: [conversation[0], firstUser],
     messages: [conversation[0], firstUser],
+    ability: ABILITY,
+    reward_model: { style: 'rule', ground_truth: JSON.stringify(groundTruth) },
     extra_info: {
       index, original_index: task.id, split: task.split, world: task.world, seed: task.seed, difficulty: task.difficulty,
       tags: task.tags, policy: task.policy, tools: JSON.stringify(tools), messages: conversation,

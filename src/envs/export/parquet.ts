@@ -43,7 +43,10 @@ const checklistItem = (): Shape => ({
 /** Column layout of one exported row (see envace.ts for what each field means to the reference code). */
 export const ENVACE_FIELDS: Field[] = [
   str('data_source'),
+  list('prompt', messageStruct()),
   list('messages', messageStruct()),
+  str('ability'),
+  struct('reward_model', [str('style'), str('ground_truth')]),
   struct('extra_info', [
     int64('index'), str('original_index'), str('split'), str('world'), int64('seed'), int64('difficulty'),
     list('tags', { kind: 'string' }), str('policy'), str('tools'),
