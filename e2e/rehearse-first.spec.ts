@@ -23,7 +23,8 @@ import { openApp, shot } from './helpers';
 
 const MODEL = 'envace-tiny', TASK = 'files-40';
 const SETTINGS = `m.model=${MODEL}&r.world=files&r.task=${TASK}&r.k=1&r.temp=0&r.turns=4`;
-const HASH = `#/rollout?${SETTINGS}&r.tts=2&r.ttss=sequential&r.ttsstep=3&autorun=1`;
+// r.ttsp: rehearse with the same tiny policy (the panel otherwise defaults to a memory-trained starter, issue 42).
+const HASH = `#/rollout?${SETTINGS}&r.tts=2&r.ttsp=${MODEL}&r.ttss=sequential&r.ttsstep=3&autorun=1`;
 
 test('rehearse first: folded attempts with self-evaluations, memory, committed run; URL restores it; equals Node; Step works through it; Cancel stops it', async ({ page }) => {
   await openApp(page, '?backend=wasm', HASH);

@@ -40,3 +40,52 @@ test('3: a 5,000-digit value never widens the page; the refusal says "too large:
   const w = await widths(page);
   expect(w.scroll).toBeLessThanOrEqual(w.client);
 });
+
+test('1: rehearse-first works by default: a policy trained with memories is preselected and named; an unparsable committed run is said in words', async ({ page }) => {
+  test.setTimeout(900_000);
+  // Every other setting is the page's default (files-starter on the demo task); only N and n are set.
+  await openApp(page, '?backend=wasm', '#/rollout?r.tts=2&r.k=2');
+  const panel = page.getByTestId('rehearse-first');
+  await expect(page.locator('#f-m\\.model')).toHaveValue('files-starter');
+  const policy = panel.getByTestId('rehearse-policy');
+  await expect(policy).toHaveValue('files-starter-envace-mem');
+  await expect(policy.locator('option:checked')).toContainText('trained with memories (default)');
+  const why = panel.getByTestId('rehearse-policy-why');
+  await expect(why).toHaveAttribute('data-memory-trained', 'true');
+  await expect(why).toContainText('files-starter-envace-mem was trained from files-starter-envace with rehearsal memories in its Act prompt');
+  await expect(why).toContainText('the Rollout policy above (files-starter) never saw one');
+  // The default stays out of the URL (a link keeps following the default); picking another policy puts it there.
+  expect(page.url()).not.toContain('r.ttsp');
+
+  // Runs of the default: every committed run either finishes or says in words why it could not be read.
+  const checkRuns = async (k: number) => {
+    await panel.getByTestId('rehearse-run').click();
+    await expect(panel.getByTestId('rehearse-result')).toBeVisible({ timeout: 600_000 });
+    await expect(panel.getByRole('alert')).toHaveCount(0);
+    const ended: string[] = [];
+    for (let i = 0; i < k; i++) {
+      if (k > 1) await panel.locator('.traj-picker button').nth(i).click();
+      const status = panel.getByTestId('rehearse-status');
+      const by = (await status.getAttribute('data-terminated-by')) ?? '';
+      ended.push(by);
+      const unparsable = panel.getByTestId('rehearse-unparsable');
+      if (by === 'parse_error') await expect(unparsable).toContainText(/the committed run ended on an output the environment could not read: .+ \([A-Z_]+\)/);
+      else await expect(unparsable).toHaveCount(0);
+    }
+    return ended;
+  };
+  const byDefault = await checkRuns(2);
+  console.log(`[ux-round3] rehearse-first, default policy files-starter-envace-mem, N 2, 2 runs: ended by ${byDefault.join(', ')}`);
+
+  // The Rollout policy, which never saw a memory: picked, it is marked as such, and its result is shown as measured.
+  await policy.selectOption('files-starter');
+  await expect.poll(() => page.url()).toContain('r.ttsp=files-starter');
+  await expect(why).toHaveAttribute('data-memory-trained', 'false');
+  await expect(why).toContainText('not trained with a memory in its prompt');
+  await page.locator('#f-r\\.k').fill('1');
+  await page.locator('#f-r\\.k').press('Enter');
+  const byStarter = await checkRuns(1);
+  console.log(`[ux-round3] rehearse-first, files-starter, N 2, 1 run: ended by ${byStarter.join(', ')}`);
+  const effect = panel.getByTestId('rehearse-effect');
+  if ((await effect.getAttribute('data-effect')) === 'worse') await expect(effect).toContainText('a measured result');
+});

@@ -47,6 +47,8 @@ export const SCHEMA = {
   'r.gen': int(0, 0, 10000),
   // Rehearse first (src/tts/): imagined attempts per user turn before the committed run (0 = off), how.
   'r.tts': int(0, 0, 8),
+  // The policy that rehearses and commits ('' = the default: one trained with memories; RehearseFirst.tsx).
+  'r.ttsp': str(''),
   'r.ttss': en(['parallel', 'sequential'], 'parallel'),
   'r.ttsm': en(['full', 'best-calls'], 'full'),
   // Rehearse first, stepped: events shown (attempt generations, self-evaluations, memory, committed

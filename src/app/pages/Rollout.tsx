@@ -481,7 +481,7 @@ export function RolloutPage() {
         </Panel>
       </div>
 
-      <RehearseFirst req={req} ready={ready} task={task} />
+      <RehearseFirst req={req} ready={ready} task={task} models={models} rolloutModel={model} />
     </div>
   );
 }

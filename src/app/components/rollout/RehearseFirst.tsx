@@ -16,6 +16,8 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { create } from 'zustand';
 import { CANCELLED, type Progress, type RehearseFirstRequest, type RehearseFirstResult, type RolloutRequest, type TaskInfo } from '../../../worker/protocol';
 import type { Row } from '../../../agent/types';
+import type { ModelEntry } from '../../../worker/protocol';
+import { defaultRehearsePolicy, memoryTrained, policyWhy, unparsableText } from './rehearsePolicy';
 import type { Attempt, EffectAgainstBaseline, RehearsalEffect, TurnRehearsal } from '../../../tts/rehearse';
 import { useApp } from '../../store';
 import { api, errorText } from '../../worker';
@@ -171,15 +173,19 @@ function EffectLine(props: { e: EffectAgainstBaseline; runs: RehearseFirstResult
       <b>{EFFECT_MARK[e.effect]} rehearsal {e.effect === 'better' ? 'helped' : e.effect === 'worse' ? 'hurt' : 'changed nothing'}</b>
       {' '}— with rehearsal: {outcome(e.success, e.reward)}; the same seed without: {outcome(e.baselineSuccess, e.baselineReward)}
       {props.runs.length > 1 && <span className="muted"> · over the {props.runs.length} runs: {counts.better} better, {counts.worse} worse, {counts.same} same</span>}
+      {counts.worse > 0 && <span className="muted"> · a measured result for this policy, task and seeds (each run is compared with the same seed run without rehearsal), not a fault of the page</span>}
     </div>
   );
 }
 
-export function RehearseFirst(props: { req: RolloutRequest; ready: boolean; task: TaskInfo | null }) {
+export function RehearseFirst(props: { req: RolloutRequest; ready: boolean; task: TaskInfo | null; models: ModelEntry[] | null; rolloutModel: ModelEntry | undefined }) {
   const s = useApp((st) => st.settings);
   const set = useApp((st) => st.set);
   const { result, key, busy, progress, error, cancelled, selected } = useRehearse();
-  const { mode: _mode, ...base } = props.req;
+  // The rehearsing policy: r.ttsp names one; '' = the default (a policy trained with memories, see above).
+  const recommended = props.models ? defaultRehearsePolicy(props.models, props.req.world, props.rolloutModel) : undefined;
+  const policy = s['r.ttsp'] ? props.models?.find((m) => m.name === s['r.ttsp']) : recommended;
+  const { mode: _mode, ...base } = { ...props.req, modelUrl: policy?.url ?? '' };
   const req: RehearseFirstRequest = { ...base, n: s['r.tts'], strategy: s['r.ttss'] as RehearseFirstRequest['strategy'], memory: s['r.ttsm'] as RehearseFirstRequest['memory'] };
   const stale = result && key !== JSON.stringify(req);
   const [opened, setOpened] = useState(false);
@@ -243,12 +249,21 @@ export function RehearseFirst(props: { req: RolloutRequest; ready: boolean; task
         </span>
       )}>
       <div className="fields">
+        <label className="field wide" htmlFor="f-r.ttsp" title="the policy that rehearses and commits (the Rollout policy above is not used here)">
+          <span className="field-label">policy (rehearses, then commits)</span>
+          <select id="f-r.ttsp" data-testid="rehearse-policy" value={policy?.name ?? s['r.ttsp']} onChange={(e) => set('r.ttsp', e.target.value === recommended?.name ? '' : e.target.value)}>
+            {!props.models && <option value={s['r.ttsp']}>(loading…)</option>}
+            {props.models?.map((m) => <option key={m.name} value={m.name}>{m.name}{memoryTrained(m) ? ' · trained with memories' : ''}{m === recommended ? ' (default)' : ''}</option>)}
+            {props.models && s['r.ttsp'] && !policy && <option value={s['r.ttsp']}>{s['r.ttsp']} (unknown)</option>}
+          </select>
+        </label>
         <Field k="r.tts" label="rehearse first: N" title="imagined attempts per user turn before the one committed real run (0 = off)" />
         <Field k="r.ttss" label="strategy" title="parallel: independent attempts · sequential: each attempt sees the earlier ones and their self-evaluations" />
         <Field k="r.ttsm" label="memory" title="full: plan, calls to avoid, each attempt with its self-evaluation · best-calls: the best attempt's calls alone" />
       </div>
+      {policy && <div className={memoryTrained(policy) ? 'muted' : 'warn-line'} data-testid="rehearse-policy-why" data-memory-trained={memoryTrained(policy) ? 'true' : 'false'}>{policyWhy(policy, props.rolloutModel)}</div>}
       <div className="actions">
-        <button className="primary" data-testid="rehearse-run" disabled={busy || !props.ready || s['r.tts'] === 0}
+        <button className="primary" data-testid="rehearse-run" disabled={busy || !props.ready || !policy || s['r.tts'] === 0}
           title="rehearse each user turn N times in imagination, then run once in the real environment"
           onClick={() => { setOpened(true); void runRehearseFirst(req, 0); }}>
           {busy ? 'rehearsing…' : `Rehearse ${s['r.tts']}× first, then run`}
@@ -258,7 +273,7 @@ export function RehearseFirst(props: { req: RolloutRequest; ready: boolean; task
       </div>
       <div className="actions tts-stepper" data-testid="rehearse-stepper">
         <button data-testid="rehearse-back" disabled={busy || shown <= 1} onClick={() => step(shown - 1)} title="one event back">Back</button>
-        <button data-testid="rehearse-step" disabled={busy || !props.ready || s['r.tts'] === 0 || (shown > 0 && shown >= events.length && !stale)} onClick={onStep}
+        <button data-testid="rehearse-step" disabled={busy || !props.ready || !policy || s['r.tts'] === 0 || (shown > 0 && shown >= events.length && !stale)} onClick={onStep}
           title="one more event: a generation of an imagined attempt, a self-evaluation, the memory, or a committed generation (the first Step computes the whole run)">
           {shown > 0 && !stale ? `Step (${Math.min(shown + 1, events.length)} of ${events.length})` : 'Step'}
         </button>
@@ -278,13 +293,14 @@ export function RehearseFirst(props: { req: RolloutRequest; ready: boolean; task
       <ErrorBox error={error} />
       {!cur ? (s['r.tts'] === 0 ? <Empty>Set N above 0 to rehearse privately before the committed run.</Empty> : !opened && !cancelled && <Empty>Not run yet.</Empty>) : (
         <div data-testid="rehearse-result" ref={body}>
-          <div className="muted run-status" data-testid="rehearse-status">
+          <div className="muted run-status" data-testid="rehearse-status" data-terminated-by={cur.trajectory.terminatedBy}>
             {cur.rehearsals.length} turn(s) · {cur.rehearsals.reduce((n, h) => n + h.attempts.length, 0)} imagined attempts ·
             real environment received {cur.realCalls} call(s), {cur.realMatchesCommitted ? 'exactly the committed ones' : 'NOT the committed ones'} ·
             reward {fmt(cur.trajectory.reward ?? null, 2)} · {fmt((result!.ms) / 1000, 2)} s{stale && ' · settings changed since'}
             {rev && ` · stepping: ${shown} of ${events.length} events shown`}
           </div>
           {cur.againstNoRehearsal && <EffectLine e={cur.againstNoRehearsal} runs={runs} />}
+          {unparsableText(cur.trajectory) && <div className="warn-line" data-testid="rehearse-unparsable">Run #{selected}: {unparsableText(cur.trajectory)}{runs.length > 1 && ` · ${runs.filter((r) => unparsableText(r.trajectory)).length} of ${runs.length} committed runs ended this way`}.</div>}
           {cur.rehearsals.filter((h) => !rev || rev.turns.has(h.userTurn)).map((h) => <TurnView key={h.userTurn} h={h} user={users[h.userTurn]} rev={rev} cur={current} />)}
           {committed && (!rev || committedRows > 0) && <>
             <div className="subhead">the committed run (real environment){inProgress && ` · ${committedRows} of ${cur.trajectory.rows.length} generations shown`}</div>
