@@ -35,6 +35,16 @@ export const LEAN_PROFILE: PromptProfile = {
   limits: { maxAssistantTurns: 16, maxGenerations: 48, minNewTokens: 24 },
 };
 
+/**
+ * The Rehearse prompt of the reference's simulator, as far as a 1,024-token context allows: the whole conversation,
+ * every reference (call, result) pair of the task with the matching one first, the Act output, the called tool's
+ * compact signature, and a validate-then-generate instruction. Tools are listed by name (the reference lists full
+ * schemas); the rollout's ladder sheds history and hints only when a prompt would not leave the Rehearse budget.
+ */
+export const REFERENCE_REHEARSE_PROMPT: RehearsePromptOptions = {
+  toolListing: 'names', hints: true, history: true, rawAct: true, schema: 'compact', style: 'validate',
+};
+
 export function profileFromConfig(rawConfig: Record<string, unknown> | undefined): PromptProfile {
   const p = (rawConfig?.envace as { profile?: PromptProfile } | undefined)?.profile;
   return p ?? TINY_PROFILE;
@@ -46,14 +56,21 @@ export function rolloutSettings(p: PromptProfile): Omit<RolloutConfig, 'mode' | 
 }
 
 /** What `npm run sft` may change of a folder's Rehearse prompt (stored in the new folder's profile). */
-export interface RehearsePromptChange { schema?: 'json' | 'compact' | 'none'; maxHistory?: number; hints?: 'same-tool' | 'all' }
+export interface RehearsePromptChange {
+  schema?: 'json' | 'compact' | 'none'; maxHistory?: number; hints?: 'same-tool' | 'all';
+  /** Replace the whole Rehearse prompt by the reference simulator's (REFERENCE_REHEARSE_PROMPT) before the fields above. */
+  layout?: 'reference';
+  /** The Rehearse role's token budget (npm run rehearse-budget says what a world needs). */
+  budget?: number;
+}
 
 /** The profile with those Rehearse-prompt settings changed; everything else, and every unset field, as it was. */
 export function withRehearsePrompt(p: PromptProfile, c: RehearsePromptChange): PromptProfile {
   return {
     ...p,
+    ...(c.budget !== undefined ? { rehearse: { ...p.rehearse, maxNewTokens: c.budget } } : {}),
     rehearsePrompt: {
-      ...p.rehearsePrompt,
+      ...(c.layout === 'reference' ? REFERENCE_REHEARSE_PROMPT : p.rehearsePrompt),
       ...(c.schema !== undefined ? { schema: c.schema === 'json' ? true : c.schema === 'compact' ? 'compact' as const : false } : {}),
       ...(c.maxHistory !== undefined ? { maxHistory: c.maxHistory } : {}),
       ...(c.hints !== undefined ? { hints: c.hints === 'all' ? true : 'same-tool' as const } : {}),

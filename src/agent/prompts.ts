@@ -41,8 +41,11 @@ export interface RehearsePromptOptions {
   maxHistory?: number;
   /** Include Act's raw last output (default true). */
   rawAct?: boolean;
-  /** 'short' uses a terse system instruction for tiny models. Default 'full'. */
-  style?: 'full' | 'short';
+  /**
+   * The system instruction: 'full' (nine lines), 'short' (four terse lines for tiny models) or 'validate' (five
+   * lines: check the call, then answer from the state the conversation shows). Default 'full'.
+   */
+  style?: 'full' | 'short' | 'validate';
   /**
    * Show the called tool's parameters under "Call to execute": its JSON schema (true, the default), its compact
    * signature `name(a: string, b?: integer)` ('compact': what Rehearse needs to reject a call with a missing or
@@ -173,6 +176,20 @@ export const REHEARSE_SYSTEM_SHORT = [
 ].join('\n');
 
 /**
+ * The reference simulator's two steps (validate, then generate) in few enough tokens for a 1,024-token context;
+ * its state line is what lets a small simulator foresee a state error (a folder not there, a file elsewhere).
+ */
+export const REHEARSE_SYSTEM_VALIDATE = [
+  'Execute the tool call and return only its result.',
+  'First check it: a tool not in the list is TOOL_NOT_AVAILABLE; arguments that do not fit its signature are INVALID_PARAMETERS; answer {"error_tool_call":{"code":"...","message":"..."}}.',
+  'Then answer as the tool would in the state the conversation shows (folders, files, earlier results); the tool\'s own error when that state makes the call fail.',
+  'An example with the same tool and arguments from the same state: return its result.',
+  'Format: <think>...</think>\n<execution_result>\n{json}\n</execution_result>',
+].join('\n');
+
+const REHEARSE_SYSTEMS = { full: REHEARSE_SYSTEM_FULL, short: REHEARSE_SYSTEM_SHORT, validate: REHEARSE_SYSTEM_VALIDATE } as const;
+
+/**
  * The hints a Rehearse prompt with these options shows for this call, in order; null when hints are off. The hint
  * whose call matches this one (matchingHint) always comes first, whatever the cap: it is the answer a faithful
  * Rehearse copies, and a cap that kept only earlier same-tool hints used to drop it.
@@ -212,7 +229,7 @@ export function rehearseUser(input: RehearseInput, opts: RehearsePromptOptions =
 }
 
 export function buildRehearseMessages(input: RehearseInput, opts: RehearsePromptOptions = {}): Message[] {
-  const system = opts.system ?? ((opts.style ?? 'full') === 'short' ? REHEARSE_SYSTEM_SHORT : REHEARSE_SYSTEM_FULL);
+  const system = opts.system ?? REHEARSE_SYSTEMS[opts.style ?? 'full'] ?? REHEARSE_SYSTEM_FULL;
   return [{ role: 'system', content: system }, { role: 'user', content: rehearseUser(input, opts) }];
 }
 

@@ -46,6 +46,8 @@ export interface RolloutLimits {
   minNewTokens?: number;
 }
 
+export type HintSource = 'reference' | 'episode';
+
 export interface RolloutConfig {
   mode: RolloutMode;
   policy: TextGenerator;
@@ -67,6 +69,13 @@ export interface RolloutConfig {
   actPrompt?: ActPromptOptions;
   rehearsePrompt?: RehearsePromptOptions;
   limits?: Partial<RolloutLimits>;
+  /**
+   * Where the Rehearse role's example calls come from. 'reference' (default): every (call, result) pair of the
+   * task's reference conversation, as the reference's simulator gets its sample's ground truth in training.
+   * 'episode': only the calls and real results already in the conversation the rollout starts from (a resumed
+   * history) — what a deployed agent has; test-time private rehearsal uses it unless asked for oracle hints.
+   */
+  hintSource?: HintSource;
   /** End the episode on an EnvACE error (the reference does). Default true. */
   errorsEndEpisode?: boolean;
   /** Codes that count as EnvACE errors. Default: the Act, Rehearse and validation codes (not TOOL_EXECUTION_ERROR). */

@@ -94,7 +94,8 @@ export function startTrajectory(rc: ResolvedConfig, spec: RolloutSpec, index: nu
     : task.userTurns.length > 0 ? [{ role: 'user', content: task.userTurns[0] }] : [];
   const startTurn = spec.resume?.userTurn ?? 0;
   const run: TrajectoryRun = {
-    spec, task, sample, tools, hints: referenceHints(task.reference), env, state: { at: 'awaiting-act' },
+    spec, task, sample, tools, env, state: { at: 'awaiting-act' },
+    hints: (rc.cfg.hintSource ?? 'reference') === 'episode' ? referenceHints(first) : referenceHints(task.reference),
     conversation: first, userTurn: startTurn, assistantTurns: 0, turnSteps: [], turnVerdicts: [],
     // Earlier turns of a resumed history were not this rollout's: they stay empty so turn indices line up.
     doneSteps: Array.from({ length: startTurn }, () => []), memory: spec.memory, hookedTurn: -1,

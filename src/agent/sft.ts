@@ -17,10 +17,12 @@ export interface SftExample { taskId: string; role: Role; prompt: string; target
 
 interface Script { acts: string[]; results: string[]; act: number; result: number }
 
-function scriptOf(task: Task): Script {
+function scriptOf(task: Task): Script { return scriptOfMessages(task.reference as Message[]); }
+
+function scriptOfMessages(messages: Message[]): Script {
   const acts: string[] = [];
   const results: string[] = [];
-  for (const m of task.reference as Message[]) {
+  for (const m of messages) {
     if (m.role === 'assistant') acts.push(m.toolCalls && m.toolCalls.length > 0 ? formatAct(undefined, m.toolCalls) : m.content);
     else if (m.role === 'tool') results.push(formatRehearse(undefined, m.content));
   }
@@ -213,4 +215,50 @@ export async function sftRepeatErrorExamples(tasks: Task[], pick: (n: number) =>
     out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: stripStop(row.text, format.stop) + (format.stop[0] ?? '') });
   }
   return out;
+}
+
+export interface ExperienceResult {
+  examples: SftExample[];
+  /** Episodes whose replay reproduced the real conversation message for message (their rows are kept). */
+  replayed: number;
+  /** Episodes whose replay did not (a limit or a parse that differs): left out whole. */
+  diverged: string[];
+}
+
+/**
+ * Rehearse rows from the policy's own episodes in the real environment: every call it made, with the real result as
+ * the target. Expert conversations only ever show calls that succeed, whose matching hint is in the prompt, so a
+ * simulator trained on them alone learns to copy hints; here it sees what tools answer to calls off the expert's path
+ * (on files about a third are errors) — what the reference's simulator knows from pretraining. Each episode is
+ * replayed teacher-forced in rehearsal mode: Act replays the policy's raw outputs, Rehearse answers with the real
+ * results, so every prompt is byte for byte the one the Rehearse role sees at that point (hints from the task's
+ * reference, as in training). Only Rehearse rows are kept: Act is never taught its own sampled actions.
+ */
+export async function sftExperienceExamples(episodes: { task: Task; trajectory: Trajectory }[], opts: SftOptions = {}): Promise<ExperienceResult> {
+  const format = opts.rollout?.format ?? compactFormat;
+  const examples: SftExample[] = [];
+  const diverged: string[] = [];
+  let replayed = 0;
+  for (const { task, trajectory } of episodes) {
+    const script = scriptOfMessages(trajectory.messages);
+    script.acts = trajectory.rows.filter((r) => r.role === 'act').map((r) => stripStop(r.text, format.stop));
+    const teacher = new Teacher(task, opts.maxContext ?? 1 << 20, opts.countTokens ?? ((s) => Math.ceil(s.length / 4)), script);
+    const [tr] = await rollout([{ task, groupId: task.id }], {
+      ...opts.rollout, mode: 'rehearsal', policy: teacher, keepPrompts: true, seed: 0, shadow: false,
+      act: { ...opts.rollout?.act, temperature: 0 }, rehearse: { ...opts.rollout?.rehearse, temperature: 0 },
+    });
+    if (!sameConversation(tr.messages, trajectory.messages)) { diverged.push(`${trajectory.taskId}#${trajectory.seed}`); continue; }
+    replayed++;
+    for (const r of tr.rows) {
+      if (r.role !== 'rehearse' || r.prompt === undefined) continue;
+      examples.push({ taskId: `${trajectory.taskId}#${trajectory.seed}`, role: 'rehearse', prompt: r.prompt, target: stripStop(r.text, format.stop) + (format.stop[0] ?? '') });
+    }
+  }
+  return { examples, replayed, diverged };
+}
+
+function sameConversation(a: Message[], b: Message[]): boolean {
+  if (a.length !== b.length) return false;
+  const calls = (m: Message) => JSON.stringify(m.role === 'assistant' ? m.toolCalls ?? [] : []);
+  return a.every((m, i) => m.role === b[i].role && m.content === b[i].content && calls(m) === calls(b[i]));
 }

@@ -21,7 +21,8 @@ import { join } from 'node:path';
 import { evaluate, succeeded, type EvalResult } from '../agent/evaluate';
 import { COMPACT_CHAT_TEMPLATE, PROTOCOL_TOKENS } from '../agent/chatTemplate';
 import { LEAN_PROFILE, profileFromConfig, rolloutSettings, withRehearsePrompt, type PromptProfile, type RehearsePromptChange } from '../agent/profile';
-import { sftErrorExamples, sftExamples, sftRepeatErrorExamples, type SftExample } from '../agent/sft';
+import { sftErrorExamples, sftExamples, sftExperienceExamples, sftRepeatErrorExamples, type SftExample } from '../agent/sft';
+import { rollout } from '../agent/rollout';
 import { scrambleExamples } from '../agent/scramble';
 import { copyDrill } from '../agent/copy-drill';
 import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftConversationRows, sftTokenRows, trainedTokens, type SftRow } from '../bench/sft-reference';
@@ -80,6 +81,13 @@ const cli = defineCli({
     'repeat-share': { type: 'number', help: 'share of train conversations that also get a Rehearse row for one of their calls made twice, with the real environment\'s error to the repeat as target (src/agent/sft.ts sftRepeatErrorExamples)', default: 0, min: 0, max: 1 },
     'rehearse-history': { type: 'int', help: 'trailing conversation messages the Rehearse prompt shows (stored in the folder\'s profile; default: the profile\'s)', min: 0, max: 64 },
     'rehearse-hints': { type: 'string', help: 'which earlier calls the Rehearse prompt shows as hints: those of the called tool, or every tool\'s (stored in the profile)', choices: ['same-tool', 'all'] },
+    'rehearse-layout': { type: 'string', help: "'reference': the reference simulator's Rehearse prompt (the whole conversation, every reference call and result with the matching one first, Act's output, the called tool's signature, validate then generate; src/agent/profile.ts REFERENCE_REHEARSE_PROMPT), stored in the folder's profile before the other --rehearse-* changes", choices: ['reference'] },
+    'rehearse-budget': { type: 'int', help: "the Rehearse role's token budget, stored in the profile (npm run rehearse-budget says what a world's longest result needs)", min: 8 },
+    experience: { type: 'int', help: "train tasks per world the --init policy plays in the real environment before training; each call it made becomes a Rehearse row with the real result as target (src/agent/sft.ts sftExperienceExamples); needs --init", default: 0, min: 0 },
+    'experience-k': { type: 'int', help: 'episodes per experience task', default: 4, min: 1 },
+    'experience-offset': { type: 'int', help: 'first train task of the experience pool', default: 2000, min: 0 },
+    'experience-temperature': { type: 'number', help: 'sampling temperature of the experience episodes (training samples at 1)', default: 1, min: 0 },
+    'experience-mix': { type: 'int', help: 'experience episodes (their Rehearse rows) added to every step', default: 4, min: 0 },
     'rehearse-schema': { type: 'string', help: 'what the Rehearse prompt shows of the called tool\'s parameters (stored in the folder\'s profile; default: the profile\'s)', choices: ['json', 'compact', 'none'] },
     'copy-weight': { type: 'number', help: 'loss weight of target word tokens that also occur in the prompt (names, ids and tool names copied from the context)', default: 1, min: 0 },
     'curve-every': { type: 'number', help: 'evaluate held-out success every so many training CPU-minutes (0 = only at the end)', default: 0, min: 0 },
@@ -197,6 +205,7 @@ async function main() {
     : args.profile === 'lean' ? LEAN_PROFILE : SFT_PROFILE;
   // More of the conversation (an earlier listing of the folder, say) is what Rehearse needs to foresee a state error.
   const profile: PromptProfile = withRehearsePrompt(base, {
+    layout: args['rehearse-layout'] as RehearsePromptChange['layout'], budget: args['rehearse-budget'],
     schema: args['rehearse-schema'] as RehearsePromptChange['schema'], maxHistory: args['rehearse-history'],
     hints: args['rehearse-hints'] as RehearsePromptChange['hints'],
   });
@@ -243,6 +252,8 @@ async function main() {
     const dir = join(outDir, name);
     const memoryConvs = await memoryConversations(init, tok, profile, dir);
     const memRng = new Rng(seed + 73);
+    const experience = await experienceConversations(init, tok, profile, dir);
+    const expRng = new Rng(seed + 79);
     const bar = progress(steps, name);
     const t0 = Date.now();
     let ema = NaN, trainCpu = 0, lastCurve = 0, trained = 0, processed = 0;
@@ -253,7 +264,8 @@ async function main() {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
         meta: {
           size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
-          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], errorShare: args['error-share'], scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined, lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], errorShare: args['error-share'], scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
+          experience: experience.summary, lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
           examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
           cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,
         },
@@ -273,6 +285,7 @@ async function main() {
       else if (byConversation) pick = (fresh ? await fresh.next(batchSize) : Array.from({ length: batchSize }, () => conversations[rng.int(conversations.length)])).flat();
       else pick = pickSftRows(rows, rng, batchSize, BUCKETS);
       if (args['copy-mix'] > 0 && priorSteps + s >= args['copy-warmup']) pick = [...pick, ...drill(args['copy-mix'])];
+      if (experience.convs.length && args['experience-mix'] > 0) pick = [...pick, ...Array.from({ length: args['experience-mix'] }, () => experience.convs[expRng.int(experience.convs.length)]).flat()];
       if (memoryConvs.length && args['memory-mix'] > 0) pick = [...pick, ...Array.from({ length: args['memory-mix'] }, () => memoryConvs[memRng.int(memoryConvs.length)]).flat()];
       if (s === 0 && args['copy-weight'] !== 1) {
         const t = pick.flatMap((row) => row.weights.filter((w, i) => i > 0 && w > 0));
@@ -303,6 +316,42 @@ async function main() {
     summary[name] = { params: countParams(cfg), finalLoss: Number(ema.toFixed(4)), trainSeconds: Math.round(secs), cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), trainedPerProcessed: Number((trained / Math.max(1, processed)).toFixed(3)), evals };
   }
   console.log(JSON.stringify(summary, null, 2));
+}
+
+/**
+ * `--experience`: the --init policy's own real-environment episodes on a pool of train tasks (K per task, sampled),
+ * replayed into Rehearse rows whose targets are the real results (computed once, before training; not training time).
+ */
+async function experienceConversations(init: Awaited<ReturnType<typeof loadModelFolder>> | undefined, tok: BPETokenizer, profile: PromptProfile, dir: string): Promise<{ convs: SftRow[][]; summary?: Record<string, unknown> }> {
+  if (args.experience === 0) return { convs: [] };
+  if (!init) throw new Error('--experience needs --init: the episodes are the initial policy\'s own');
+  const policy = await samplerFromFolder(init, nodeRuntime(), { name: 'experience-policy', mode: 'fast' });
+  const k = args['experience-k'];
+  const pool = worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: args.experience, offset: args['experience-offset'], difficulty: args.difficulty }));
+  const bar = progress(pool.length, 'experience');
+  const sft = { rollout: rolloutSettings(profile), maxContext, countTokens: (s: string) => tok.encode(s).length };
+  const examples: SftExample[] = [];
+  let replayed = 0, diverged = 0, episodes = 0;
+  const CHUNK = 16;
+  for (let i = 0; i < pool.length; i += CHUNK) {
+    const specs = pool.slice(i, i + CHUNK).flatMap((task) => Array.from({ length: k }, (_, sample) => ({ task, sample, groupId: task.id })));
+    const trajs = await rollout(specs, {
+      ...rolloutSettings(profile), mode: 'real', policy, seed: seed + 1009, keepPrompts: false,
+      act: { ...profile.act, temperature: args['experience-temperature'] },
+    });
+    const r = await sftExperienceExamples(trajs.map((trajectory, j) => ({ task: specs[j].task, trajectory })), sft);
+    examples.push(...r.examples); replayed += r.replayed; diverged += r.diverged.length; episodes += trajs.length;
+    for (let j = 0; j < Math.min(CHUNK, pool.length - i); j++) bar.tick('');
+  }
+  bar.done();
+  await policy.release();
+  const errors = examples.filter((e) => /"error/.test(e.target)).length;
+  const convs = sftConversationRows(examples, tok, maxContext);
+  const summary = { tasks: pool.length, k, temperature: args['experience-temperature'], offset: args['experience-offset'], episodes, replayed, diverged, rows: examples.length, errorTargets: errors, mixPerStep: args['experience-mix'] };
+  log(`experience: ${episodes} episodes (${diverged} diverged on replay), ${examples.length} Rehearse rows, ${errors} with an error as target (${(100 * errors / Math.max(1, examples.length)).toFixed(0)}%); ${args['experience-mix']} episodes added to every step`);
+  await mkdir(outDir, { recursive: true });
+  await writeFile(`${dir}.experience.json`, JSON.stringify(summary, null, 2) + '\n');
+  return { convs, summary };
 }
 
 /**

@@ -18,7 +18,7 @@ import { scoreTask } from '../bench/evaluation';
 import { bootstrap, DEFAULT_RESAMPLES, pairedBootstrap, type Estimate } from '../bench/stats';
 import { hashSeed, type RolloutConfig } from '../agent/rollout';
 import type { MemoryKind } from '../tts/memory';
-import { realMatchesCommitted, runTts, type Attempt, type Strategy, type TtsRun } from '../tts/rehearse';
+import { HINT_SOURCE_LABEL, realMatchesCommitted, runTts, type Attempt, type Strategy, type TtsHintSource, type TtsRun } from '../tts/rehearse';
 import { isHfModelRef } from '../engine/hf/ref-node';
 import { hfRolloutSettings } from '../worker/hf-rollout-config';
 import { cliArgs, defineCli } from './args';
@@ -35,6 +35,7 @@ export const TTS_CLI = defineCli({
     n: { type: 'numbers', help: 'imagined attempts per user turn (0 = no rehearsal)', default: [0, 1, 2, 3, 4], integer: true, min: 0, max: 16 },
     strategy: { type: 'list', help: 'rehearsal strategies', choices: ['parallel', 'sequential'], default: ['parallel', 'sequential'] },
     memory: { type: 'list', help: 'what the committed execution is shown', choices: ['full', 'best-calls'], default: ['full'] },
+    hints: { type: 'string', help: "what the imagined attempts' Rehearse role is shown as example calls: 'episode' (the calls and real results of this episode so far: what a deployed agent has) or 'oracle' (the test task's own reference calls and results: gold, a reference line only)", choices: ['episode', 'oracle'], default: 'episode' },
     assessor: { type: 'string', help: 'who writes self-evaluations (rules: for policies too small to write one)', choices: ['rules', 'policy'], default: 'rules' },
     'memory-tokens': { type: 'int', help: 'memory length bound, policy tokens', default: 192, min: 0 },
     k: { type: 'int', help: 'committed samples per task (Avg@k, pass@k)', default: 2, min: 1 },
@@ -176,6 +177,7 @@ async function main() {
       model: a.expert ? 'expert' : a.model, world: a.world, split: 'test', tasksRequested: a.tasks,
       tasksDone: rows.get(key(configs[configs.length - 1]))?.length ?? 0, partial,
       protocol: { k: a.k, temperature: a.temperature, topP: a['top-p'], attemptTemperature: a['attempt-temperature'], seed: a.seed, maxNewTokens: a['max-new-tokens'] ?? 'profile', ci: `95% percentile bootstrap over tasks (${a.resamples} resamples)` },
+      hintSource: a.hints, hintSourceLabel: HINT_SOURCE_LABEL[a.hints as TtsHintSource],
       assessor: a.assessor, memoryTokens: a['memory-tokens'], cache: !a['no-cache'], memoryTrained,
       note: 'seconds are wall time of each configuration on a shared machine; with the attempt cache later configurations reuse earlier attempts (generationsPerTask counts them all)',
       seconds: Math.round((Date.now() - t0) / 100) / 10,
@@ -193,7 +195,8 @@ async function main() {
         const runs = await runTts(specs, {
           policy, format, cfg,
           opts: { n: c.n, strategy: c.strategy === 'none' ? 'parallel' : c.strategy, memory: c.memory === 'none' ? 'full' : c.memory,
-            assessor: a.assessor as 'rules' | 'policy', memoryTokens: a['memory-tokens'], attemptTemperature: a['attempt-temperature'], cache },
+            assessor: a.assessor as 'rules' | 'policy', memoryTokens: a['memory-tokens'], attemptTemperature: a['attempt-temperature'], cache,
+            hintSource: a.hints as TtsHintSource },
         });
         seconds.set(key(c), seconds.get(key(c))! + (Date.now() - s0) / 1000);
         rows.get(key(c))!.push(...rowsOf(chunk, runs, a.k));
@@ -209,7 +212,7 @@ async function main() {
   if (a.out) writeFileSync(a.out, JSON.stringify(rep, null, 1));
   if (a.json) { process.stdout.write(JSON.stringify(rep) + '\n'); return; }
   const f = (e: Estimate | null | undefined) => (e ? `${e.mean.toFixed(3)} [${e.ci95[0].toFixed(3)}, ${e.ci95[1].toFixed(3)}]` : '—');
-  console.log(`${rep.model} on ${a.world} test · ${rep.tasksDone} tasks × k ${a.k} · T ${a.temperature} (attempts ${a['attempt-temperature']}) · assessor ${a.assessor} · memory ≤ ${a['memory-tokens']} tokens · ${rep.seconds} s`);
+  console.log(`${rep.model} on ${a.world} test · ${rep.tasksDone} tasks × k ${a.k} · T ${a.temperature} (attempts ${a['attempt-temperature']}) · ${HINT_SOURCE_LABEL[a.hints as TtsHintSource]} · assessor ${a.assessor} · memory ≤ ${a['memory-tokens']} tokens · ${rep.seconds} s`);
   console.log('strategy    N memory      success               checklist             Δchecklist vs N=0       pass@k                prompt tok  mem tok  s');
   for (const c of rep.configs) {
     if (!('success' in c)) continue;

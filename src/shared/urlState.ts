@@ -51,6 +51,7 @@ export const SCHEMA = {
   'r.ttsp': str(''),
   'r.ttss': en(['parallel', 'sequential'], 'parallel'),
   'r.ttsm': en(['full', 'best-calls'], 'full'),
+  'r.ttsh': en(['episode', 'oracle'], 'episode'),
   // Rehearse first, stepped: events shown (attempt generations, self-evaluations, memory, committed
   // generations; RehearseFirst.tsx), 0 = the whole run.
   'r.ttsstep': int(0, 0, 100000),

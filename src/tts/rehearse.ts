@@ -27,6 +27,10 @@ import { buildMemory, rankAttempts, type MemoryKind } from './memory';
 import { loggedCalls, RecordingEnv, stateHash, type RecordedCall } from './recording';
 
 export type Strategy = 'parallel' | 'sequential';
+export type TtsHintSource = 'episode' | 'oracle';
+export const TTS_HINT_SOURCES: readonly TtsHintSource[] = ['episode', 'oracle'];
+/** How each hint source is named wherever a result is shown. */
+export const HINT_SOURCE_LABEL: Record<TtsHintSource, string> = { episode: 'episode hints (no gold)', oracle: 'oracle hints (the test task\'s reference)' };
 
 export interface TtsOptions {
   /** Imagined attempts per user turn; 0 = a plain real-mode rollout. */
@@ -38,6 +42,12 @@ export interface TtsOptions {
   assessor?: AssessorKind;
   /** Memory length bound in the policy's tokens. Default 192. */
   memoryTokens?: number;
+  /**
+   * What the imagined attempts' Rehearse role is shown as example calls. 'episode' (default): the calls and real
+   * results of this episode so far, what a deployed agent has. 'oracle': the test task's own reference calls and
+   * results (gold a deployed agent does not have; kept as a labelled reference line, the old behaviour).
+   */
+  hintSource?: TtsHintSource;
   /** Sampling temperature of the attempts (they should differ). Default 1. */
   attemptTemperature?: number;
   /** Critique sampling (assessor 'policy'). */
@@ -148,7 +158,7 @@ export interface RehearseContext {
 
 function attemptKey(s: UserTurnStart, envHash: string, shown: string, j: number, ctx: RehearseContext): string {
   return sha256Hex(canonicalJson({
-    task: s.task.id, turn: s.userTurn, traj: s.trajectorySeed, conv: s.conversation, envHash, shown, j,
+    task: s.task.id, turn: s.userTurn, traj: s.trajectorySeed, conv: s.conversation, envHash, shown, j, hints: ctx.opts.hintSource ?? 'episode',
     assessor: ctx.opts.assessor ?? 'rules', t: ctx.opts.attemptTemperature ?? 1, seed: ctx.cfg.seed ?? 0,
   }));
 }
@@ -202,6 +212,7 @@ export async function rehearseTurns(starts: UserTurnStart[], ctx: RehearseContex
     }));
     const trajs = await rollout(specs, {
       ...ctx.cfg, mode: 'rehearsal', judge: null, onUserTurn: undefined, onRound,
+      hintSource: (opts.hintSource ?? 'episode') === 'oracle' ? 'reference' : 'episode',
       act: { ...ctx.cfg.act, temperature: t }, rehearse: { ...ctx.cfg.rehearse, temperature: t },
     });
     let assessments: Assessment[];

@@ -332,6 +332,8 @@ export interface RehearseFirstRequest extends Omit<RolloutRequest, 'mode'> {
   n: number;
   strategy: 'parallel' | 'sequential';
   memory: 'full' | 'best-calls';
+  /** The attempts' example calls: this episode's real ones (default, no gold) or the task's reference ('oracle'). */
+  hintSource?: 'episode' | 'oracle';
 }
 export interface RehearseFirstRun {
   /** The committed execution (mode real). */

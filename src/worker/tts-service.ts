@@ -104,7 +104,7 @@ async function run(rt: WebRuntime, req: RehearseFirstRequest, signal: AbortSigna
   const ctx = (n: number) => ({
     policy, format: cfg.format ?? compactFormat,
     cfg: { ...cfg, policy },
-    opts: { n, strategy: req.strategy, memory: req.memory, signal, onProgress: (p: TtsProgress) => emit(p, n === 0 && req.n > 0) },
+    opts: { n, strategy: req.strategy, memory: req.memory, hintSource: req.hintSource ?? 'episode', signal, onProgress: (p: TtsProgress) => emit(p, n === 0 && req.n > 0) },
   });
   const runs = await runTts(specs, ctx(req.n));
   // The same task, samples and seeds without rehearsal (N = 0 is exactly the page's real-mode run), so each committed

@@ -180,6 +180,8 @@ export function jsonDiff(expected: unknown, actual: unknown, path = '$'): string
 
 export interface BuildOptions {
   world: string;
+  /** The world name whose split and difficulty hashes place this seed (default: world). */
+  seedsOf?: string;
   seed: number;
   policy: string;
   plan: TaskPlan;
@@ -224,8 +226,8 @@ export function buildTask(o: BuildOptions): WorldTask {
     id: `${o.world}-${o.seed}`,
     world: o.world,
     seed: o.seed,
-    split: splitOf(o.world, o.seed),
-    difficulty: difficultyOf(o.world, o.seed),
+    split: splitOf(o.seedsOf ?? o.world, o.seed),
+    difficulty: difficultyOf(o.seedsOf ?? o.world, o.seed),
     userTurns: o.plan.turns.map((t) => t.user),
     get reference() { return expert().reference; },
     checklist: o.plan.turns.map((t, i) => finalizeChecklist(i, t.items)),
@@ -248,21 +250,27 @@ export function defineWorld(spec: {
   name: string; description: string; policy: string; tools: () => ToolSchema[];
   generate(seed: number, difficulty: number): TaskPlan;
   stateOf(env: Environment): unknown;
+  /**
+   * The world whose split and difficulty hashes this one shares (default: its own name). A variant of a world
+   * (the files world with its tree shown, say) keeps the same seeds in the same splits, so slices stay paired.
+   */
+  seedsOf?: string;
 }): World {
+  const key = spec.seedsOf ?? spec.name;
   const world: World = {
     name: spec.name,
     description: spec.description,
     policy: spec.policy,
     tools: spec.tools,
-    splitOf: (seed) => splitOf(spec.name, seed),
-    difficultyOf: (seed) => difficultyOf(spec.name, seed),
+    splitOf: (seed) => splitOf(key, seed),
+    difficultyOf: (seed) => difficultyOf(key, seed),
     task(seed: number) {
       if (!Number.isInteger(seed) || seed < 0) throw new Error(`seed must be a non-negative integer, got ${seed}`);
-      const plan = spec.generate(seed, difficultyOf(spec.name, seed));
-      return buildTask({ world: spec.name, seed, policy: spec.policy, plan, stateOf: spec.stateOf });
+      const plan = spec.generate(seed, difficultyOf(key, seed));
+      return buildTask({ world: spec.name, seedsOf: key, seed, policy: spec.policy, plan, stateOf: spec.stateOf });
     },
-    seeds: (q) => selectSeeds(spec.name, q),
-    tasks: (q) => selectSeeds(spec.name, q).map((s) => world.task(s)),
+    seeds: (q) => selectSeeds(key, q),
+    tasks: (q) => selectSeeds(key, q).map((s) => world.task(s)),
   };
   return world;
 }

@@ -186,7 +186,7 @@ export function RehearseFirst(props: { req: RolloutRequest; ready: boolean; task
   const recommended = props.models ? defaultRehearsePolicy(props.models, props.req.world, props.rolloutModel) : undefined;
   const policy = s['r.ttsp'] ? props.models?.find((m) => m.name === s['r.ttsp']) : recommended;
   const { mode: _mode, ...base } = { ...props.req, modelUrl: policy?.url ?? '' };
-  const req: RehearseFirstRequest = { ...base, n: s['r.tts'], strategy: s['r.ttss'] as RehearseFirstRequest['strategy'], memory: s['r.ttsm'] as RehearseFirstRequest['memory'] };
+  const req: RehearseFirstRequest = { ...base, n: s['r.tts'], strategy: s['r.ttss'] as RehearseFirstRequest['strategy'], memory: s['r.ttsm'] as RehearseFirstRequest['memory'], hintSource: s['r.ttsh'] as RehearseFirstRequest['hintSource'] };
   const stale = result && key !== JSON.stringify(req);
   const [opened, setOpened] = useState(false);
 
@@ -260,6 +260,7 @@ export function RehearseFirst(props: { req: RolloutRequest; ready: boolean; task
         <Field k="r.tts" label="rehearse first: N" title="imagined attempts per user turn before the one committed real run (0 = off)" />
         <Field k="r.ttss" label="strategy" title="parallel: independent attempts · sequential: each attempt sees the earlier ones and their self-evaluations" />
         <Field k="r.ttsm" label="memory" title="full: plan, calls to avoid, each attempt with its self-evaluation · best-calls: the best attempt's calls alone" />
+        <Field k="r.ttsh" label="rehearse hints" title="episode (default): the imagined tool results are shown only this episode's real calls and results, as a deployed agent would be · oracle: the test task's own reference calls and results (gold; a reference line, not a deployable setting)" />
       </div>
       {policy && <div className={memoryTrained(policy) ? 'muted' : 'warn-line'} data-testid="rehearse-policy-why" data-memory-trained={memoryTrained(policy) ? 'true' : 'false'}>{policyWhy(policy, props.rolloutModel)}</div>}
       <div className="actions">

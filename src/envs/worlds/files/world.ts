@@ -307,7 +307,30 @@ const POOL: Record<number, Intent[]> = {
   3: ['read', 'grep', 'count', 'tail', 'create', 'move_new', 'missing_dir', 'backup', 'rename', 'rename_conflict', 'find'],
 };
 
-export function generateFiles(seed: number, difficulty: number): TaskPlan {
+/**
+ * How much of the starting tree the user's first message shows: nothing (the default world), the top folder's
+ * entries, or the whole tree. The simulator can only foresee a state error (cd into a folder that is not there, cat
+ * of a file in another folder) from what its prompt shows; the level where the simulator gate holds is where
+ * world rehearsal can be tested fairly.
+ */
+export type Visibility = 'none' | 'folder' | 'all';
+export const VISIBILITIES: readonly Visibility[] = ['none', 'folder', 'all'];
+
+/** "docs/ (notes.txt, old/ (a.txt)), music/ (), todo.txt": folders first as the backend lists them, then files. */
+export function describeTree(d: FsDir, depth: number): string {
+  const entries = Object.entries(d.contents).map(([n, node]) => (node.type === 'file' ? n
+    : depth > 1 ? `${n}/ (${describeTree(node, depth - 1)})` : `${n}/`));
+  return entries.join(', ');
+}
+
+/** The user's first message with the starting tree in front of the request. */
+export function withTreeShown(request: string, root: FsDir, v: Visibility): string {
+  if (v === 'none') return request;
+  const listing = describeTree(root, v === 'all' ? Infinity : 1);
+  return `My top folder has: ${listing || 'nothing'}. ${request}`;
+}
+
+export function generateFiles(seed: number, difficulty: number, visibility: Visibility = 'none'): TaskPlan {
   const rng = new Rng(seed);
   const { rootName, root } = generateTree(rng, difficulty === 1
     ? { topDirs: [2, 3], subdirChance: 0, rootFiles: [0, 1] }
@@ -335,6 +358,7 @@ export function generateFiles(seed: number, difficulty: number): TaskPlan {
     c.turn = turns.length;
   }
   if (turns.length === 0) turns.push(...planTurn(c, 'missing_dir')!);
+  turns[0] = { ...turns[0], user: withTreeShown(turns[0].user, root, visibility) };
   const names = new Set([...CORE_TOOLS, ...toolsUsed(turns)]);
   if (turns.some((t) => t.items.some((i) => i.cond.kind === 'called' && i.cond.tool === 'echo'))) names.add('touch');
   if (names.has('mv')) names.add('mkdir');
@@ -346,11 +370,27 @@ export function generateFiles(seed: number, difficulty: number): TaskPlan {
   };
 }
 
+const FILES_DESCRIPTION = 'File chores on a small generated directory tree (BFCL GorillaFileSystem tools): read, search, count, tail, create, move, rename, copy.';
+
 export const filesWorld = defineWorld({
   name: 'files',
-  description: 'File chores on a small generated directory tree (BFCL GorillaFileSystem tools): read, search, count, tail, create, move, rename, copy.',
+  description: FILES_DESCRIPTION,
   policy: FILES_POLICY,
   tools: () => TOOL_ORDER.map((n) => schemas()[n]).filter(Boolean),
-  generate: generateFiles,
+  generate: (seed, d) => generateFiles(seed, d, 'none'),
   stateOf: (env: Environment) => fsStateOf(env),
 });
+
+/** The files world at a visibility level: the same seeds, splits and tasks, the starting tree shown to the user's first turn. */
+function filesAt(v: Exclude<Visibility, 'none'>, shown: string) {
+  return defineWorld({
+    name: `files-${v}`, seedsOf: 'files',
+    description: `${FILES_DESCRIPTION} The user's first message shows ${shown}.`,
+    policy: FILES_POLICY,
+    tools: filesWorld.tools,
+    generate: (seed, d) => generateFiles(seed, d, v),
+    stateOf: (env: Environment) => fsStateOf(env),
+  });
+}
+export const filesFolderWorld = filesAt('folder', "the top folder's entries");
+export const filesAllWorld = filesAt('all', 'the whole starting tree');
