@@ -330,10 +330,14 @@ export function agreementReport(per: TaskAgreement[], protocol: AgreementReport[
   };
 }
 
-/** The targets, and which the report meets (null where the statistic is undefined). */
+/**
+ * The gate's targets, and which the report meets (null where the statistic is undefined). Error agreement is asked
+ * of the real path (rows whose every earlier imagined result was right: what the simulator could know) at 0.8 and of
+ * all calls at 0.6 (a cascade after one wrong result is another failure, counted there).
+ */
 export const AGREEMENT_TARGETS = {
-  truncated_rehearse_rows: '= 0', parse_error_rate: '<= 0.03', recall_exact: '>= 0.8', error_agreement: '>= 0.8',
-  reward_gap: '|x| <= 0.05', task_correlation: '>= 0.8', sign_agreement: '>= 0.8',
+  truncated_rehearse_rows: '= 0', parse_error_rate: '<= 0.03', recall_exact: '>= 0.8', error_agreement: '>= 0.6',
+  error_agreement_on_path: '>= 0.8', reward_gap: '|x| <= 0.05', task_correlation: '>= 0.8', sign_agreement: '>= 0.8',
 } as const;
 
 export function agreementChecks(r: AgreementReport): Record<keyof typeof AGREEMENT_TARGETS, boolean | null> {
@@ -342,7 +346,8 @@ export function agreementChecks(r: AgreementReport): Record<keyof typeof AGREEME
     truncated_rehearse_rows: r.truncated_rehearse_rows === 0,
     parse_error_rate: ok(r.parse_error_rate, (x) => x <= 0.03),
     recall_exact: ok(r.recall_exact, (x) => x >= 0.8),
-    error_agreement: ok(r.error_agreement, (x) => x >= 0.8),
+    error_agreement: ok(r.error_agreement, (x) => x >= 0.6),
+    error_agreement_on_path: ok(r.error_agreement_on_path, (x) => x >= 0.8),
     reward_gap: ok(r.reward_gap, (x) => Math.abs(x) <= 0.05),
     task_correlation: ok(r.task_correlation, (x) => x >= 0.8),
     sign_agreement: ok(r.sign_agreement, (x) => x >= 0.8),

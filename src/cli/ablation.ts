@@ -23,7 +23,7 @@ import { DEFAULT_TRAIN_CONFIG, validateTrainConfig } from '../rl/trainer';
 import { loadModelFolder } from '../engine/modelFolder';
 import { worldNames } from '../envs/worlds/index';
 import { evalReport, METRICS, metricValues, PAPER_PROTOCOL, type EvalReport, type MetricName, type TaskScore } from '../bench/evaluation';
-import { bootstrapGrid, chainVerdict, compareOrdering, DEFAULT_RESAMPLES, type Estimate, type OrderingResult, type Verdict } from '../bench/stats';
+import { bootstrapGrid, chainVerdict, compareOrdering, DEFAULT_RESAMPLES, fractionRecovered, type Estimate, type OrderingResult, type Verdict } from '../bench/stats';
 import { hashSeed } from '../agent/rollout';
 import { MECHANISM_FORMAT, sameOptions, type MechanismMeasure, type MechanismOptions, type MechanismRecord } from '../bench/mechanism';
 import { cliArgs, defineCli } from './args';
@@ -48,6 +48,8 @@ export const OWN_QUESTIONS: { a: string; b: string; question: string }[] = [
   { a: 'envace', b: 'grpo-simulator', question: 'does training the Rehearse role beat a frozen simulator?' },
   { a: 'grpo-real', b: 'envace', question: 'does the real environment beat rehearsal?' },
 ];
+/** The upper bound the rehearsal variants' gains are measured against (the fraction of its gain they recover). */
+export const REAL_ARM = 'grpo-real';
 export const BUDGET_FORMAT = 'envace-budget-sweep/1';
 /** Variants whose rollouts rehearse, so a real-environment budget means something for them. */
 const BUDGET_VARIANTS = Object.entries(VARIANTS as Record<string, { rolloutMode: string }>).filter(([, v]) => v.rolloutMode !== 'real').map(([k]) => k);
@@ -132,6 +134,11 @@ export interface AblationSummary {
   mechanism?: { start: MechanismMeasure; options: MechanismOptions };
   /** Present when the run had a real-environment budget sweep (--budget). */
   budget?: BudgetSweep;
+  /**
+   * How much of the real environment's gain each rehearsal variant recovers on the primary metric: (V − base) /
+   * (GRPO + real − base), paired over the seeds all three have (src/bench/stats.ts fractionRecovered).
+   */
+  fraction_recovered?: { variant: string; seeds: number[]; fraction: Estimate; numerator: Estimate; denominator: Estimate; conclusive: boolean }[];
 }
 
 export interface BudgetPoint {
@@ -268,6 +275,15 @@ export function summarize(runs: RunResult[], p: Omit<AblationSummary['protocol']
     if (seeds.length) for (const m of METRICS) orderings.push({ ...compare(q.a, q.b, m), seeds, chain_link: false, question: q.question });
   }
   const primary: MetricName = 'success';
+  const fraction_recovered: NonNullable<AblationSummary['fraction_recovered']> = [];
+  if (complete.includes(REAL_ARM) && complete.includes(BASE)) {
+    for (const v of complete.filter((x) => x !== REAL_ARM && x !== BASE)) {
+      const seeds = common(v, REAL_ARM).filter((sd) => common(v, BASE).includes(sd));
+      if (!seeds.length) continue;
+      const f = fractionRecovered(grid(runs, v, seeds, primary), grid(runs, REAL_ARM, seeds, primary), grid(runs, BASE, seeds, primary), boot);
+      fraction_recovered.push({ variant: v, seeds, ...f });
+    }
+  }
   const links = orderings.filter((o) => o.chain_link && o.metric === primary).map((o) => o.verdict);
   const missing = PAPER_CHAIN.filter((v) => !complete.includes(v));
   return {
@@ -276,6 +292,7 @@ export function summarize(runs: RunResult[], p: Omit<AblationSummary['protocol']
     variants, orderings,
     // With a variant missing (or two neighbours without a common seed) the chain cannot be reproduced as a whole.
     chain: { order: PAPER_CHAIN, metric: primary, links, verdict: (missing.length || links.length < PAPER_CHAIN.length - 1) && chainVerdict(links) === 'reproduced' ? 'inconclusive' : chainVerdict(links), missing },
+    ...(fraction_recovered.length ? { fraction_recovered } : {}),
     runs: runs.map((r) => ({ variant: r.variant, seed: r.seed, report: r.report, seconds_per_step: r.secondsPerStep, curve: slimCurve(r.curve), evals: r.evals, ...(r.mechanism ? { mechanism: r.mechanism } : {}) })),
   };
 }
@@ -316,6 +333,9 @@ export function summaryMarkdown(s: AblationSummary): string {
     // A budget sweep alone trains no variant: no ordering to tabulate.
     ...(s.orderings.length ? ['', '| ordering | metric | paired seeds | A − B | verdict at 95% | MDE |', '|---|---|---|---|---|---|'] : []),
     ...s.orderings.map((o) => `| ${labelShort(o.a)} > ${labelShort(o.b)}${o.chain_link ? '' : o.question ? ` (not in the paper's chain: ${o.question})` : ' (implied)'} | ${o.metric} | ${(o.seeds ?? s.protocol.seeds).join(', ')} | ${ci(o.diff)} | ${o.verdict} | ±${o.mde.toFixed(3)} |`),
+    ...(s.fraction_recovered?.length ? ['', `Fraction of the real environment's gain recovered, (V − base) / (${labelShort(REAL_ARM)} − base) on ${s.chain.metric}, seeds × tasks resampled together, percentile interval; read only where the real gain's interval stays above 0.02:`, '',
+      '| variant | paired seeds | V − base | real − base | fraction [95%] | readable |', '|---|---|---|---|---|---|',
+      ...s.fraction_recovered.map((f) => `| ${labelShort(f.variant)} | ${f.seeds.join(', ')} | ${ci(f.numerator)} | ${ci(f.denominator)} | ${Number.isFinite(f.fraction.mean) ? ci(f.fraction, 2) : '–'} | ${f.conclusive ? 'yes' : 'no: inconclusive'} |`)] : []),
   ];
   return lines.join('\n') + '\n';
 }

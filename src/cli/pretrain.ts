@@ -236,7 +236,10 @@ async function main() {
     if (args.hidden) dims.hidden_size = args.hidden;
     if (args.heads) { dims.num_attention_heads = args.heads; dims.num_key_value_heads = args.heads; }
     if (args.inter) dims.intermediate_size = args.inter;
-    const cfg = init ? init.config : makeConfig(size, { vocab_size: tok.vocabSize, max_position_embeddings: maxContext, ...dims });
+    // A longer --context than the folder's own widens it (RoPE has no learned positions; the graphs size their caches
+    // from the config): retail's whole-conversation Rehearse prompts do not fit 1,024 tokens.
+    const cfg = init ? { ...init.config, max_position_embeddings: Math.max(init.config.max_position_embeddings, maxContext) }
+      : makeConfig(size, { vocab_size: tok.vocabSize, max_position_embeddings: maxContext, ...dims });
     const model = new Model(cfg, nodeRuntime(), init?.params, { seed, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
     const initMeta = (init?.rawConfig.envace ?? {}) as { steps?: number; cpuMinutes?: number; trainTasksSeen?: number };
     const priorSteps = Number(initMeta.steps ?? 0);

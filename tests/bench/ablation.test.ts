@@ -97,6 +97,22 @@ describe('ablation summary', () => {
     expect(summaryMarkdown(sum)).toContain("EnvACE > GRPO + frozen simulator (not in the paper's chain: does training the Rehearse role beat a frozen simulator?)");
   });
 
+  it('reports the fraction of the real environment\'s gain each rehearsal variant recovers, on the seeds all three have', () => {
+    const runs = seeds.flatMap((s) => [run(BASE, s, 0), run('envace', s, 0.1), run('grpo-real', s, 0.4)]);
+    const sum = summarize(runs, protocol);
+    const f = sum.fraction_recovered!.find((x) => x.variant === 'envace')!;
+    expect(f.seeds).toEqual(seeds);
+    const envace = sum.variants.find((v) => v.name === 'envace')!.vs_base!.success.mean;
+    const real = sum.variants.find((v) => v.name === 'grpo-real')!.vs_base!.success.mean;
+    expect(f.fraction.mean).toBeCloseTo(envace / real, 10);
+    expect(f.fraction.mean).toBeGreaterThan(0.1);
+    expect(f.fraction.mean).toBeLessThan(0.5);
+    expect(f.conclusive).toBe(true);
+    expect(summaryMarkdown(sum)).toContain('Fraction of the real environment');
+    // No real arm, no fraction.
+    expect(summarize(runs.filter((r) => r.variant !== 'grpo-real'), protocol).fraction_recovered).toBeUndefined();
+  });
+
   it('merges the runs another process left in the output folder, one per (variant, seed), and checks their protocol', async () => {
     const { mergeRuns, folderResults, sameProtocol } = await import('../../src/cli/ablation');
     const { mkdtemp, mkdir, writeFile } = await import('node:fs/promises');
