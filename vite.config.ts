@@ -4,6 +4,7 @@ import { modelsPlugin } from './src/app/build/modelsPlugin';
 import { ISOLATION_HEADERS, securityHeaders } from './src/app/build/headers';
 import { bundleGuard } from './src/app/build/bundleGuard';
 import { docsPlugin } from './src/app/build/docsPlugin';
+import { precompress } from './src/app/build/precompress';
 
 // The Playwright build (playwright.config.ts): test hooks compiled in, a local hub mirror allowed by the CSP.
 const e2e = process.env.ENVACE_E2E === '1';
@@ -12,7 +13,9 @@ export default defineConfig({
   // modelsPlugin: serves models/ at /models/ in dev and copies it into dist/models/ on build (+ index.json).
   // bundleGuard: a production build fails if the page or the worker holds a test hook or a benchmark reference
   // path, and writes dist/_headers (src/app/build/headers.ts). docsPlugin: docs/*.md as pages at /docs/*.html.
-  plugins: [react(), modelsPlugin(), docsPlugin(), bundleGuard({ e2e, headers: true }), {
+  // precompress: .br/.gz beside each compressible asset (not in the Playwright build, which has no use for them), and
+  // the preview server sends them with Cache-Control immutable (src/app/build/precompress.ts).
+  plugins: [react(), modelsPlugin(), docsPlugin(), bundleGuard({ e2e, headers: true }), precompress({ write: !e2e }), {
     // index.html's Content-Security-Policy forbids inline script, and the dev server's React refresh
     // preamble is one: dev pages go without the policy; every build (production and e2e) keeps it.
     name: 'envace-csp-dev', apply: 'serve',
@@ -31,5 +34,7 @@ export default defineConfig({
     // worker first loads, and the dev server re-optimises and reloads the page mid-session.
     entries: ['index.html', 'src/worker/compute.worker.ts'],
   },
-  build: { target: 'es2022', chunkSizeWarningLimit: 4000 },
+  // JSON is never inlined as a data: URL: the results files are fetched (src/app/components/bench/results.ts) and the
+  // CSP's connect-src has no data:.
+  build: { target: 'es2022', chunkSizeWarningLimit: 4000, assetsInlineLimit: (file: string) => (file.endsWith('.json') ? false : undefined) },
 });

@@ -1,10 +1,30 @@
-// The Benchmarks page's curve data (src/app/components/bench/results.ts): the bundled docs/results/ files are
-// found and parsed, seed intervals are the textbook t-interval, and the chart rows carry exactly the files' values.
+// The Benchmarks page's curve data (src/app/components/bench/results.ts): the docs/results/ files are found and
+// parsed, seed intervals are the textbook t-interval, and the chart rows carry exactly the files' values.
 
 import fs from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { ABLATIONS, ablationCurves, ablationOrder, TRAIN_SMOOTH, BUDGETS, budgetRows, EVALS, isEvalJson, seedInterval, TTS, ttsSweep, type AblationSummary } from '../../src/app/components/bench/results';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ABLATIONS, ablationCurves, ablationOrder, TRAIN_SMOOTH, BUDGETS, budgetRows, EVALS, isEvalJson, loadResults, resultsLoaded, seedInterval, TTS, ttsSweep, type AblationSummary } from '../../src/app/components/bench/results';
 import { curveCsv } from '../../src/app/components/bench/CurveChart';
+
+// The page fetches each file's asset URL; here the URL (root-relative in Vite's test transform) is read from disk.
+const seen: string[] = [];
+beforeAll(async () => {
+  expect(resultsLoaded()).toBe(false);
+  expect(ABLATIONS).toEqual([]); // nothing is carried by the module itself
+  await loadResults(async (url) => { seen.push(url); return JSON.parse(fs.readFileSync(path.join(process.cwd(), url.split('?')[0]!), 'utf8')); });
+  expect(resultsLoaded()).toBe(true);
+});
+
+describe('results loaded on demand', () => {
+  it('reads each results file once, by its URL, and a second load reuses the first', async () => {
+    expect(seen.length).toBe(new Set(seen).size);
+    expect(seen.some((u) => /docs\/results\/eval\/.*\.json/.test(u))).toBe(true);
+    const before = seen.length;
+    await loadResults(async () => { throw new Error('not called'); });
+    expect(seen.length).toBe(before);
+  });
+});
 
 describe('bundled results', () => {
   it('finds every committed ablation summary, rehearsal sweep and eval JSON (and no superseded format)', () => {

@@ -66,6 +66,67 @@ describe('production bundle', () => {
       await new Promise<void>((r) => server.httpServer.close(() => r()));
     }
   });
+
+  it('writes brotli and gzip siblings of the wasm and the scripts; vite preview sends the one the request accepts, cached as immutable (issue 39)', async () => {
+    const assets = files(path.join(outDir, 'assets'));
+    const wasm = assets.find((f) => /ort-wasm-simd-threaded\.jsep-[^.]+\.wasm$/.test(f))!;
+    const worker = assets.find((f) => /compute\.worker-[^.]+\.js$/.test(f))!;
+    for (const f of [wasm, worker]) for (const ext of ['.br', '.gz']) expect(fs.statSync(f + ext).size, f + ext).toBeLessThan(fs.statSync(f).size / 2);
+    expect(fs.readFileSync(path.join(outDir, '_headers'), 'utf8')).toContain('/assets/*\n  Cache-Control: public, max-age=31536000, immutable');
+    const { preview } = await import('vite');
+    const server = await preview({ root, logLevel: 'silent', build: { outDir }, preview: { host: '127.0.0.1', port: 0, strictPort: false } });
+    try {
+      const base = server.resolvedUrls!.local[0]!;
+      const get = (url: string, accept: string) => new Promise<{ status: number; headers: Record<string, unknown>; bytes: Buffer }>((resolve, reject) => {
+        // node:http, not fetch: fetch decodes the body and does not say how many bytes came.
+        import('node:http').then(({ get: httpGet }) => httpGet(url, { headers: { 'accept-encoding': accept } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
+        }).on('error', reject));
+      });
+      const url = `${base}assets/${path.basename(wasm)}`;
+      const raw = fs.readFileSync(wasm);
+      for (const [accept, encoding, sibling] of [['gzip, deflate, br', 'br', '.br'], ['gzip', 'gzip', '.gz'], ['identity', undefined, '']] as const) {
+        const r = await get(url, accept);
+        expect(r.status).toBe(200);
+        expect(r.headers['content-encoding'], accept).toBe(encoding);
+        expect(r.headers['content-type']).toBe('application/wasm');
+        expect(r.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+        expect(r.headers['vary']).toBe('Accept-Encoding');
+        expect(r.headers['content-security-policy']).toBe(contentSecurityPolicy());
+        expect(r.bytes.equals(fs.readFileSync(wasm + sibling)), accept).toBe(true);
+      }
+      // what comes back decodes to the file
+      const zlib = await import('node:zlib');
+      expect(zlib.brotliDecompressSync((await get(url, 'br')).bytes).equals(raw)).toBe(true);
+      // the page itself is not immutable (it names the hashed files), and a path outside assets/ is Vite's to serve
+      const page = await get(base, 'br');
+      expect(page.status).toBe(200);
+      expect(String(page.headers['cache-control'] ?? '')).not.toContain('immutable');
+      expect((await get(`${base}assets/..%2Findex.html`, 'br')).headers['cache-control'] ?? '').not.toContain('immutable');
+    } finally {
+      await new Promise<void>((r) => server.httpServer.close(() => r()));
+    }
+  });
+});
+
+describe('pre-compressed assets', () => {
+  it('chooses the first accepted encoding that has a sibling, and honours q=0', async () => {
+    const { chooseEncoding } = await import('../../src/app/build/precompress');
+    const dir = fs.mkdtempSync(path.join(root, 'tmp', 'precompress-'));
+    try {
+      const f = path.join(dir, 'a.js');
+      fs.writeFileSync(f, 'x'); fs.writeFileSync(`${f}.br`, 'b'); fs.writeFileSync(`${f}.gz`, 'g');
+      expect(chooseEncoding(f, 'gzip, deflate, br').encoding).toBe('br');
+      expect(chooseEncoding(f, 'gzip, br;q=0').encoding).toBe('gzip');
+      expect(chooseEncoding(f, 'GZIP;q=0.5').encoding).toBe('gzip');
+      expect(chooseEncoding(f, 'identity').encoding).toBeNull();
+      expect(chooseEncoding(f, '').encoding).toBeNull();
+      fs.rmSync(`${f}.br`);
+      expect(chooseEncoding(f, 'br, gzip')).toEqual({ encoding: 'gzip', path: `${f}.gz` });
+    } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+  });
 });
 
 describe('security headers and the bundle guard', () => {

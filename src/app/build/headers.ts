@@ -50,7 +50,17 @@ export function securityHeaders(opts: HeaderOptions = {}): Record<string, string
   };
 }
 
-/** The same headers in the `_headers` file format of static hosts (one block for every path). */
+/**
+ * The same headers in the `_headers` file format of static hosts (one block for every path), and the cache rule of
+ * assets/: every file there carries its content hash in its name, so a browser may keep it for a year without
+ * asking again (index.html, which names them, is not under assets/ and keeps the host's default).
+ */
 export function headersFile(opts: HeaderOptions = {}): string {
-  return ['/*', ...Object.entries(securityHeaders(opts)).map(([k, v]) => `  ${k}: ${v}`)].join('\n') + '\n';
+  return [
+    '/*', ...Object.entries(securityHeaders(opts)).map(([k, v]) => `  ${k}: ${v}`),
+    '',
+    '# Content-hashed names: cache for a year. Each compressible file has .br and .gz siblings (precompress.ts) for a',
+    '# host that serves pre-compressed files (nginx brotli_static/gzip_static, Caddy precompressed br gzip).',
+    '/assets/*', '  Cache-Control: public, max-age=31536000, immutable',
+  ].join('\n') + '\n';
 }

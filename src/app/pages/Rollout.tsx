@@ -32,8 +32,8 @@ import { setShareProvider } from '../share';
 import { userError } from '../errors';
 import { hfModelEntries, useHfModel } from '../components/models/hfStore';
 
-// recharts is most of the page's JavaScript: loaded after the first paint, so the shipped trace shows sooner.
-const BarMetric = lazy(() => import('../components/charts').then((m) => ({ default: m.BarMetric })));
+// The bar charts (plain SVG, components/bars.tsx: no chart library on this page) load after the first paint.
+const BarMetric = lazy(() => import('../components/bars').then((m) => ({ default: m.BarMetric })));
 
 /** What the timeline shows: the shipped demo trace, a run, a stepped prefix, or a file. */
 interface View {
@@ -246,7 +246,7 @@ export function RolloutPage() {
   }, [worlds, s['r.world'], s['r.task']]);
 
   // When the shipped trace first reaches the screen (the frame after its commit), for the e2e budget.
-  // The charts (recharts, a lazy chunk) are requested only after that frame, so they never delay it.
+  // The bar charts (a lazy chunk) are requested only after that frame, so they never delay it.
   const [chartsWanted, setChartsWanted] = useState(() => performance.getEntriesByName('envace-demo-painted').length > 0);
   useEffect(() => {
     requestAnimationFrame(() => {

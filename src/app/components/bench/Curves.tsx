@@ -1,5 +1,5 @@
-// The Benchmarks page's curves, all drawn from docs/results/ bundled at build time (results.ts): no worker call,
-// no fetch, so they are on screen at first paint. Each chart keeps its selection in the URL (bc.*, bt.*, be.*,
+// The Benchmarks page's curves, all drawn from docs/results/ (results.ts fetches the files when this section first
+// mounts): no worker call. Each chart keeps its selection in the URL (bc.*, bt.*, be.*,
 // bp.*) and exports exactly what it draws (CSV) and how (PNG).
 
 import { useEffect, useRef, useState } from 'react';
@@ -12,7 +12,7 @@ import { Empty, Field, Panel } from '../ui';
 import { ChartLegend, CurveChart, ExportButtons, PALETTE } from './CurveChart';
 import { MARKERS, markerPath } from '../legend';
 import { csvLine } from '../../../shared/csv';
-import { ABLATIONS, ablationCurves, MECHANISM_FIDELITY, mechanismCorrelation, mechanismPoints, orderingRows, isStarter, defaultSweep, BUDGETS, budgetRows, CURVE_METRICS, EVALS, evalSuiteRows, modelName, TTS, ttsSweep, type AblationSummary, type CurveMetric, type MechanismFidelity, type EvalMetric, type Row, type TtsMetric } from './results';
+import { ABLATIONS, ablationCurves, MECHANISM_FIDELITY, mechanismCorrelation, mechanismPoints, orderingRows, isStarter, defaultSweep, BUDGETS, budgetRows, CURVE_METRICS, EVALS, evalSuiteRows, loadResults, modelName, resultsLoaded, TTS, ttsHintLabel, ttsSweep, type AblationSummary, type CurveMetric, type MechanismFidelity, type EvalMetric, type Row, type TtsMetric } from './results';
 
 const axis = { stroke: '#8a96aa', fontSize: 11, tickLine: false } as const;
 
@@ -153,7 +153,7 @@ export function RehearsalSweep() {
     <CurveChart testId="curve-rehearsal" name={`rehearsal-${chosen.file.replace(/\.json$/, '')}-${s['bt.metric']}-${s['bt.mem']}`}
       title={`private rehearsal: ${s['bt.metric']} against N (attempts per user turn)`} x="n" xLabel="N (imagined attempts)" rows={rows} series={series} yDomain={[0, 'auto' as unknown as number]}
       controls={<div className="fields">
-        <Field k="bt.file" label="sweep" wide options={TTS.map((x) => ({ value: x === fallback ? '' : x.file, label: `${x.file} (memory ≤ ${x.data.memoryTokens} tokens)` }))} />
+        <Field k="bt.file" label="sweep" wide options={TTS.map((x) => ({ value: x === fallback ? '' : x.file, label: `${x.file} (memory ≤ ${x.data.memoryTokens} tokens · ${ttsHintLabel(x.data)})` }))} />
         <Field k="bt.metric" label="metric" />
         <Field k="bt.mem" label="memory" title="full: attempts + self-evaluations condensed; best-calls: the best attempt's calls alone (src/tts/README.md)" />
       </div>}
@@ -325,18 +325,21 @@ export function CurvesSection(props: { yourRun: BenchEvalResult | null; yourRunS
     <EvalSuites key="evals" yourRun={props.yourRun} yourRunStale={props.yourRunStale} />,
     <PaperReference key="paper" />,
   ];
+  // The results JSON is fetched when the section first mounts (results.ts), not carried by the page's script.
+  const [ready, setReady] = useState(resultsLoaded);
+  useEffect(() => { if (!ready) void loadResults().then(() => setReady(true)); }, [ready]);
   // One chart per frame: recharts builds a store per chart, and five at once hold the main thread for a second
   // on a loaded machine; this way the first curve is painted after one chart's work, the rest follow.
   const [shown, setShown] = useState(1);
   useEffect(() => {
-    if (shown >= charts.length) return;
+    if (!ready || shown >= charts.length) return;
     const id = requestAnimationFrame(() => setShown((n) => n + 1));
     return () => cancelAnimationFrame(id);
-  }, [shown, charts.length]);
+  }, [ready, shown, charts.length]);
   return (
     <Panel title="Curves (shipped results, drawn without computing)" className="bench-curves" testId="bench-curves">
       <div className="bench-curves-grid">
-        {charts.map((c, i) => (i < shown ? c : <div key={c.key} className="bench-curve bench-curve-pending" />))}
+        {charts.map((c, i) => (ready && i < shown ? c : <div key={c.key} className="bench-curve bench-curve-pending" />))}
       </div>
     </Panel>
   );
