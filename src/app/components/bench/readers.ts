@@ -30,7 +30,14 @@ export interface TtsResult {
   model: string; world: string; tasksDone: number; memoryTokens: number;
   /** The policy was trained with rehearsal memories in its Act prompts (npm run sft --memory-pool). */
   memoryTrained?: boolean;
+  /** Where the attempts' Rehearse role took its example calls (absent: a sweep from before the field, which used 'oracle'). */
+  hintSource?: 'episode' | 'oracle';
   protocol: { k: number; temperature: number; topP: number; seed: number }; assessor: string; configs: TtsConfig[] }
+
+/** A sweep's hint source in words, for every place a sweep is named. */
+export function ttsHintLabel(t: Pick<TtsResult, 'hintSource'>): string {
+  return (t.hintSource ?? 'oracle') === 'oracle' ? 'oracle hints: the test task\'s reference' : 'episode hints: no gold';
+}
 export interface EvalJson { protocol: string; model: string; world: string; n_tasks: number; k: number; seed: number; difficulty?: number | string; success: Estimate; outcome: Estimate; checklist: Estimate; pass_at_k: Estimate }
 
 /**
@@ -87,6 +94,7 @@ export function readBudgetSweep(x: unknown): { protocol: AblationSummary['protoc
 export function readTtsResult(x: unknown): TtsResult | null {
   if (!isObj(x) || !isStr(x.model) || !isStr(x.world) || !isNum(x.tasksDone) || !isNum(x.memoryTokens) || !isStr(x.assessor)) return null;
   if (x.memoryTrained !== undefined && typeof x.memoryTrained !== 'boolean') return null;
+  if (x.hintSource !== undefined && x.hintSource !== 'episode' && x.hintSource !== 'oracle') return null;
   const p = x.protocol;
   if (!isObj(p) || !isNum(p.k) || !isNum(p.temperature) || !isNum(p.topP) || !isNum(p.seed)) return null;
   if (!Array.isArray(x.configs) || !x.configs.every((c) => isObj(c) && isStr(c.strategy) && isNum(c.n) && isStr(c.memory) && isNum(c.tasks)
