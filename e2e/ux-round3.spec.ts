@@ -89,3 +89,44 @@ test('1: rehearse-first works by default: a policy trained with memories is pres
   const effect = panel.getByTestId('rehearse-effect');
   if ((await effect.getAttribute('data-effect')) === 'worse') await expect(effect).toContainText('a measured result');
 });
+
+// GRPO + real environment (Act only) on the tiny model the worker builds: fast steps.
+const TRAIN = '#/train?t.model=builtin:tiny&t.mode=real&t.diff=0&t.pool=4000&t.world=files&t.tasks=1&t.group=2&t.turns=2&t.max=8&t.mb=4&t.seed=3&t.eval=0&t.ckpt=1';
+
+test('5, 6: two runs with the same settings get distinct labels and ids; Pause stops after the step it names', async ({ page }) => {
+  test.setTimeout(600_000);
+  await openApp(page, '?backend=wasm', `${TRAIN}&t.steps=1`);
+  const bar = page.getByTestId('train-runbar');
+  const start = bar.getByRole('button', { name: 'Start', exact: true });
+  for (let i = 0; i < 2; i++) {
+    await start.click();
+    await expect(page.getByTestId('train-state')).toHaveText('done', { timeout: 240_000 });
+  }
+  // 5: both runs in the table, each with its own label and id; every legend lists them apart.
+  const rows = page.getByTestId('train-run-row');
+  await expect(rows).toHaveCount(2);
+  const cells = await rows.locator('td:nth-child(2)').allInnerTexts();
+  const [label1, label2] = cells.map((c) => c.split('\n')[0]!.replace(/^■\s*/, '').trim());
+  const [id1, id2] = cells.map((c) => c.split('\n')[1]!.trim());
+  expect(label1).not.toBe(label2);
+  expect(label2).toBe(`${label1} · #2`);
+  expect(id1).not.toBe(id2);
+  for (const legend of await page.locator('[data-testid$="-legend"]').all()) {
+    const items = await legend.locator('.chart-legend-item').allInnerTexts();
+    expect(new Set(items).size, items.join(' | ')).toBe(items.length);
+  }
+
+  // 6: a longer run (longer generations, so a step takes a while), paused while the worker reports step 2: the note
+  // names step 2, and the run stops after it (it used to run step 3 too).
+  for (const [k, v] of [['t.steps', '4'], ['t.max', '64'], ['t.tasks', '4'], ['t.group', '4'], ['t.turns', '4']]) {
+    await page.locator(`#f-${k.replace('.', '\\.')}`).fill(v);
+    await page.locator(`#f-${k.replace('.', '\\.')}`).press('Enter');
+  }
+  await start.click();
+  await expect(page.locator('[data-testid=train-step-progress][data-step="2"]')).toBeVisible({ timeout: 240_000 });
+  await bar.getByRole('button', { name: 'Pause', exact: true }).click({ timeout: 30_000 });
+  const named = await page.getByTestId('train-pausing-step').textContent({ timeout: 30_000 }).catch(() => null);
+  await expect(page.getByTestId('train-state')).toHaveText('paused', { timeout: 240_000 });
+  if (named !== null) expect(named).toBe('step 2');
+  await expect(page.getByTestId('train-step')).toHaveText('step 2 / 4');
+});

@@ -298,7 +298,11 @@ function startLoop(r: Run): void {
   r.loop = settleRun(r, async () => {
     // Paused for a full storage: the unsaved checkpoint goes first (pausing again if there is still no room).
     if (r.storageFull) { r.storageFull = undefined; await saveOrPause(r); }
-    while (r.trainer.step < r.trainer.cfg.steps && !r.pauseRequested) {
+    for (;;) {
+      // One macrotask before each step: ORT-web's WASM runs resolve through microtasks only, so a Pause sent during
+      // step k would otherwise be read inside step k + 1, which then ran too (issue 42).
+      await new Promise<void>((res) => setTimeout(res, 0));
+      if (r.trainer.step >= r.trainer.cfg.steps || r.pauseRequested) break;
       if (E2E_HOOKS && stallBefore && r.trainer.step + 1 === stallBefore) {
         stallBefore = 0;
         log(`debug: hanging before step ${r.trainer.step + 1}`);

@@ -122,3 +122,14 @@ describe('the Train page store (runs.ts) uses them', () => {
     expect(useRuns.getState().storageProblem).toMatch(/will not save over it/);
   });
 });
+
+describe('run labels and ids are unique (issue 42, point 5)', async () => {
+  const { uniqueLabel, distinctRuns } = await import('../../src/app/components/train/runHistory');
+  it('a repeated label is numbered; a duplicate id in a stored history is left out', () => {
+    expect(uniqueLabel('GRPO · seed 0', [])).toBe('GRPO · seed 0');
+    expect(uniqueLabel('GRPO · seed 0', ['GRPO · seed 0'])).toBe('GRPO · seed 0 · #2');
+    expect(uniqueLabel('GRPO · seed 0', ['GRPO · seed 0', 'GRPO · seed 0 · #2'])).toBe('GRPO · seed 0 · #3');
+    const runs = distinctRuns([{ runId: 'a', label: 'x' }, { runId: 'b', label: 'x' }, { runId: 'a', label: 'y' }]);
+    expect(runs).toEqual([{ runId: 'a', label: 'x' }, { runId: 'b', label: 'x · #2' }]);
+  });
+});

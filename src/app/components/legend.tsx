@@ -36,8 +36,8 @@ export interface LegendEntry { label: string; color: string; dash?: string; mark
 export function ChartLegend(props: { entries: LegendEntry[]; testId?: string }) {
   return (
     <ul className="chart-legend" data-testid={props.testId}>
-      {props.entries.map((e) => (
-        <li key={e.label} className="chart-legend-item" data-color={e.color} data-dash={e.dash ?? ''} data-marker={e.marker ?? ''}>
+      {props.entries.map((e, i) => (
+        <li key={`${i}:${e.label}`} className="chart-legend-item" data-color={e.color} data-dash={e.dash ?? ''} data-marker={e.marker ?? ''}>
           <svg width="26" height="10" aria-hidden="true">
             {e.kind === 'bar' ? <rect x="6" y="1" width="14" height="8" fill={e.color} />
               : <>

@@ -146,7 +146,7 @@ function RunBar(props: {
       </span>
       {live && pausing !== null && (
         <div className="run-bar-note" role="status" data-testid="train-pausing">
-          <strong>pausing</strong>: the worker finishes {pausing} first (a step cannot stop halfway). <b>Cancel now</b> drops it; Resume then continues from checkpoint @{active?.checkpointStep ?? 0}.
+          <strong>pausing</strong>: the worker finishes <span data-testid="train-pausing-step">{pauseWaitText(active)}</span> first, then stops (a step cannot stop halfway). <b>Cancel now</b> drops it; Resume then continues from checkpoint @{active?.checkpointStep ?? 0}.
         </div>
       )}
       {active?.interrupted && active.status?.state !== 'done' && !live && (

@@ -69,7 +69,7 @@ export function RunsChart(props: { title: string; lines: ChartLine[]; markers?: 
         </LineChart>
       </ResponsiveContainer>
       {props.lines.length > 0 && <ChartLegend testId={`chart-${props.testId}-legend`} entries={props.lines.map((l) => ({ label: l.label, color: l.color, dash: l.dash ?? (l.dashed ? '4 3' : undefined) }))} />}
-      {props.notes?.length ? <div className="muted" data-testid={`chart-${props.testId}-notes`} style={{ fontSize: 10 }}>{props.notes.map((n) => <div key={n}>{n}</div>)}</div> : null}
+      {props.notes?.length ? <div className="muted" data-testid={`chart-${props.testId}-notes`} style={{ fontSize: 10 }}>{props.notes.map((n, i) => <div key={i}>{n}</div>)}</div> : null}
     </div>
   );
 }

@@ -20,6 +20,30 @@ export interface ReadResult<R> {
   writable: boolean;
 }
 
+/**
+ * A label no other run has (issue 42: two runs with the same settings were told apart by colour only, and React
+ * keyed their legend entries by it): the base, else the base with the first free number, "… · #2".
+ */
+export function uniqueLabel(base: string, taken: readonly string[]): string {
+  if (!taken.includes(base)) return base;
+  for (let n = 2; ; n++) if (!taken.includes(`${base} · #${n}`)) return `${base} · #${n}`;
+}
+
+/** Stored runs with unique ids (a duplicate is left out) and unique labels (a repeat is numbered), in order. */
+export function distinctRuns<R extends { runId: string; label: string }>(runs: readonly R[]): R[] {
+  const ids = new Set<string>();
+  const labels: string[] = [];
+  const out: R[] = [];
+  for (const r of runs) {
+    if (ids.has(r.runId)) continue;
+    ids.add(r.runId);
+    const label = uniqueLabel(String(r.label ?? r.runId), labels);
+    labels.push(label);
+    out.push(label === r.label ? r : { ...r, label });
+  }
+  return out;
+}
+
 const why = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
 /** A run record the page can show: an id, a request with a spec, and metric arrays. */

@@ -8,7 +8,7 @@ import type { BackendSwitch, EvalMetrics, StepMetrics, TrainEvent, TrainRequest,
 import { errorText } from '../../worker';
 import { eventProxy, forceBackend, killTrainWorker, onDeath, onWorkerError, trainWorker, TrainWorkerKilled, whileAlive } from './client';
 import { persistText, requestPersistentStorage } from '../../storage';
-import { pageStorage, readRunHistory, writeRunHistory } from './runHistory';
+import { distinctRuns, pageStorage, readRunHistory, uniqueLabel, writeRunHistory } from './runHistory';
 
 export interface RunRecord {
   runId: string;
@@ -51,7 +51,7 @@ function restore(): TrainStore {
   const r = readRunHistory<RunRecord>(pageStorage());
   historyWritable = r.writable;
   // The worker did not survive the reload, whatever the stored state says.
-  const runs = (r.stored?.runs ?? []).map((x) => ({ ...(isLive(x) ? { ...x, interrupted: true } : x), inStep: null }));
+  const runs = distinctRuns(r.stored?.runs ?? []).map((x) => ({ ...(isLive(x) ? { ...x, interrupted: true } : x), inStep: null }));
   return { runs, activeId: r.stored?.activeId ?? null, busy: false, error: null, storageProblem: r.problem };
 }
 
@@ -143,7 +143,12 @@ function applyStatus(st: TrainStatus | undefined): void {
 }
 
 export function newRunId(req: Omit<TrainRequest, 'runId'>): string {
-  return `${variantOf(req)}-s${req.spec.seed ?? 0}-${Date.now().toString(36)}`;
+  const base = `${variantOf(req)}-s${req.spec.seed ?? 0}-${Date.now().toString(36)}`;
+  // Two starts in one millisecond (a double click) must not share an id: it keys the run everywhere.
+  const taken = new Set(useRuns.getState().runs.map((r) => r.runId));
+  let id = base;
+  for (let n = 2; taken.has(id); n++) id = `${base}-${n}`;
+  return id;
 }
 
 export async function startRun(req: Omit<TrainRequest, 'runId'>): Promise<string> {
@@ -152,7 +157,7 @@ export async function startRun(req: Omit<TrainRequest, 'runId'>): Promise<string
   const color = PALETTE.find((c) => !used.has(c)) ?? PALETTE[useRuns.getState().runs.length % PALETTE.length];
   const request: TrainRequest = { ...req, runId };
   const record: RunRecord = {
-    runId, label: req.label ?? `${VARIANTS[variantOf(req)].label.split(' (')[0]} · seed ${req.spec.seed ?? 0}`, request, color, visible: true,
+    runId, label: uniqueLabel(req.label ?? `${VARIANTS[variantOf(req)].label.split(' (')[0]} · seed ${req.spec.seed ?? 0}`, useRuns.getState().runs.map((r) => r.label)), request, color, visible: true,
     createdAt: Date.now(), history: [], evals: [], checkpointStep: 0, checkpointBytes: 0, switches: [], logs: [],
     status: { runId, state: 'loading', step: 0, steps: req.spec.steps ?? 0, backend: null, checkpointStep: 0, switches: [] },
     interrupted: false, error: null,
