@@ -130,3 +130,23 @@ test('5, 6: two runs with the same settings get distinct labels and ids; Pause s
   if (named !== null) expect(named).toBe('step 2');
   await expect(page.getByTestId('train-step')).toHaveText('step 2 / 4');
 });
+
+test('2: Benchmarks opens on its headline chart and verdict (first screen at 1440 × 900)', async ({ page }) => {
+  // The shipped curves need no worker: the page is not waited on.
+  await page.goto('/?backend=wasm#/benchmarks');
+  const chart = page.getByTestId('curve-training').locator('.recharts-surface').first();
+  await expect(chart).toBeVisible({ timeout: 60_000 });
+  const verdict = page.getByTestId('verdict-table');
+  await expect(verdict).toBeVisible();
+  const fold = page.viewportSize()!.height;
+  const c = (await chart.boundingBox())!;
+  const v = (await verdict.boundingBox())!;
+  console.log(`[ux-round3] Benchmarks first screen: headline chart ${Math.round(c.y)}–${Math.round(c.y + c.height)} px, verdict table ${Math.round(v.y)}–${Math.round(v.y + v.height)} px (fold ${fold} px)`);
+  expect(c.y + c.height).toBeLessThanOrEqual(fold);
+  expect(v.y).toBeLessThan(fold);
+  const firstVerdict = (await page.getByTestId('verdict-row').first().boundingBox())!;
+  expect(firstVerdict.y + firstVerdict.height).toBeLessThanOrEqual(fold);
+  // The forms to compute new results come after the shipped results.
+  const form = (await page.getByRole('button', { name: 'Run evaluation' }).boundingBox())!;
+  expect(form.y).toBeGreaterThan(c.y);
+});

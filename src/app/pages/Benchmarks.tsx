@@ -1,9 +1,9 @@
 // Benchmarks page: the held-out evaluation protocol of `npm run eval` (src/bench/evaluation.ts), run in the
 // worker (src/worker/bench-service.ts) in chunks sized to memory: means with bootstrap 95% intervals over
 // tasks, progress with an ETA, Cancel, stale marking of results a failed or cancelled run left on screen,
-// CSV/JSON export, and a link from every task to the Rollout page with the same settings. Below it, the shipped
-// results as curves (components/bench/), drawn from bundled JSON at first paint; a finished run here is added to
-// the evaluation-suites chart as "your run".
+// CSV/JSON export, and a link from every task to the Rollout page with the same settings. Above it, first on the
+// page, the shipped results as curves (components/bench/); a finished run here is added to the evaluation-suites
+// chart as "your run".
 
 import * as Comlink from 'comlink';
 import { create } from 'zustand';
@@ -137,6 +137,9 @@ export function BenchmarksPage() {
 
   return (
     <div className="page page-bench">
+      {/* The shipped results first (issue 42): the headline curve and its verdict are the first screen; the forms
+          to compute new results follow. */}
+      <CurvesSection yourRun={res} yourRunStale={stale} />
       <Panel title="Evaluation" className="controls">
         <div className="fields">
           <label className="field wide" htmlFor="f-m.model">
@@ -246,7 +249,6 @@ export function BenchmarksPage() {
         )}
       </Panel>
       <SuitesPanel />
-      <CurvesSection yourRun={res} yourRunStale={stale} />
     </div>
   );
 }
