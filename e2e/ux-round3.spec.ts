@@ -150,3 +150,57 @@ test('2: Benchmarks opens on its headline chart and verdict (first screen at 144
   const form = (await page.getByRole('button', { name: 'Run evaluation' }).boundingBox())!;
   expect(form.y).toBeGreaterThan(c.y);
 });
+
+/** Height of the fixed and stuck bars on screen, in px. */
+const fixedHeight = (page: Page) => page.evaluate(() => {
+  let h = 0;
+  for (const el of document.querySelectorAll('body *')) {
+    const pos = getComputedStyle(el).position;
+    if (pos !== 'fixed' && pos !== 'sticky') continue;
+    const r = el.getBoundingClientRect();
+    const top = pos === 'sticky' ? parseFloat(getComputedStyle(el).top) : r.top;
+    // A sticky element counts only while it is stuck to the edge (in flow it scrolls like any other).
+    if (pos === 'sticky' && Math.abs(r.top - top) > 1 && Math.abs(r.bottom - window.innerHeight) > 1) continue;
+    h += Math.max(0, Math.min(r.bottom, window.innerHeight) - Math.max(r.top, 0));
+  }
+  return h;
+});
+
+test('10: on a phone at most 15% of the height is fixed (Train scrolled, Rollout scrolled)', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await openApp(page, '?backend=wasm', '#/train');
+  for (const tab of ['Train', 'Rollout']) {
+    await page.getByRole('tab', { name: tab }).click();
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight / 2));
+    await page.waitForTimeout(200);
+    const h = await fixedHeight(page);
+    console.log(`[ux-round3] ${tab} at 390 × 844, scrolled: ${Math.round(h)} px fixed (${(100 * h / 844).toFixed(1)}%)`);
+    expect(h, tab).toBeLessThanOrEqual(0.15 * 844);
+  }
+  // Train keeps its run controls on screen when scrolled.
+  await page.getByRole('tab', { name: 'Train' }).click();
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight / 2));
+  await expect(page.getByTestId('train-runbar').getByRole('button', { name: 'Start', exact: true })).toBeInViewport();
+});
+
+test('screenshots: each page\'s first screen at 1440 × 900 and 390 × 844 (docs/screenshots/first-screen/)', async ({ page }) => {
+  const ready: Record<string, () => Promise<void>> = {
+    rollout: () => expect(page.getByTestId('demo-banner')).toBeVisible({ timeout: 60_000 }),
+    train: () => expect(page.getByTestId('train-runbar')).toBeVisible({ timeout: 60_000 }),
+    benchmarks: () => expect(page.getByTestId('curve-training').locator('.recharts-surface').first()).toBeVisible({ timeout: 60_000 }),
+    models: () => expect(page.getByRole('tab', { name: 'Models' })).toHaveAttribute('aria-selected', 'true'),
+  };
+  for (const [width, height] of [[1440, 900], [390, 844]] as const) {
+    await page.setViewportSize({ width, height });
+    for (const name of Object.keys(ready)) {
+      await page.goto(`/?backend=wasm#/${name}`);
+      await page.waitForFunction(() => Boolean(window.__envace));
+      await page.evaluate(() => window.__envace!.ready);
+      await ready[name]!();
+      await page.waitForTimeout(500);
+      const w = await widths(page);
+      expect(w.scroll, `${name} at ${width} px`).toBeLessThanOrEqual(w.client);
+      await page.screenshot({ path: `docs/screenshots/first-screen/${name}-${width}.png` });
+    }
+  }
+});
