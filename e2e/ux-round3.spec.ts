@@ -204,3 +204,21 @@ test('screenshots: each page\'s first screen at 1440 × 900 and 390 × 844 (docs
     }
   }
 });
+
+test('4, 8: the held-out change is judged with an interval; the reward line explains itself; zero means read 0; KL says it can be negative', async ({ page }) => {
+  test.setTimeout(600_000);
+  await openApp(page, '?backend=wasm', `${TRAIN.replace('t.eval=0', 't.eval=2&t.evaltasks=4&t.evalk=1')}&t.steps=2`);
+  await page.getByTestId('train-runbar').getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(page.getByTestId('train-state')).toHaveText('done', { timeout: 300_000 });
+  // 4: two evaluations (steps 0 and 2) on the same 4 tasks: the change with its paired interval, and what it can show.
+  const notes = page.getByTestId('chart-success-notes');
+  await expect(notes).toContainText(/held-out success \d\.\d{3} \(step 0\) → \d\.\d{3} \(step 2\): [+−]\d\.\d{3} \[[+−]\d\.\d{3}, [+−]\d\.\d{3}\] \(95% paired bootstrap over the 4 evaluation tasks\)/);
+  await expect(notes).toContainText(/the interval (includes 0: with 4 tasks these two points cannot show a difference|lies (above|below) 0)/);
+  // 4: the reward row names both figures and says why they differ.
+  const rewardHead = page.locator('th', { hasText: 'reward per trajectory (per row:' });
+  await expect(rewardHead).toHaveAttribute('title', /differ even when only Act is trained/);
+  // 8: the advantage mean (0 by construction with a role-wise baseline) never shows float residue on its axis.
+  const ticks = await page.getByTestId('chart-adv-mean').locator('.recharts-yAxis .recharts-cartesian-axis-tick-value').allInnerTexts();
+  expect(ticks.filter((t) => /e-1\d/.test(t)), ticks.join(' ')).toEqual([]);
+  await expect(page.getByTestId('chart-kl')).toContainText('can be negative');
+});

@@ -24,3 +24,12 @@ export function userError(e: unknown, what = 'this action'): string {
 
 /** True for a message that is a raw JavaScript engine or ONNX Runtime error, not the page's own words (for tests). */
 export function isRawJsError(text: string): boolean { return RAW_JS.test(text) || RAW_ORT.test(text); }
+
+/** The worker's reason for WASM in the page's words, the raw probe result kept in brackets (issue 42). */
+export function reasonInWords(reason: string): string {
+  const prefix = reason.startsWith('forced ?backend=webgpu unavailable: ') ? 'WebGPU was asked for but ' : '';
+  if (/requestAdapter returned null/.test(reason)) return `${prefix}this browser offers no WebGPU adapter, so WASM computes on the CPU (${reason})`;
+  if (/no navigator\.gpu/.test(reason)) return `${prefix}this browser has no WebGPU, so WASM computes on the CPU (${reason})`;
+  if (/requestAdapter threw/.test(reason)) return `${prefix}the browser failed to open its WebGPU adapter, so WASM computes on the CPU (${reason})`;
+  return reason;
+}

@@ -16,3 +16,12 @@ describe('userError: raw engine messages become the page\'s words (issue 42)', (
     expect(userError(new Error('no model loaded: pick one on the Models page'))).toBe('no model loaded: pick one on the Models page');
   });
 });
+
+describe('the status bar says why WASM computes in words (issue 42, point 8)', async () => {
+  const { reasonInWords } = await import('../../src/app/errors');
+  it('a null adapter and a missing navigator.gpu are explained, the raw result kept', () => {
+    expect(reasonInWords('requestAdapter returned null')).toBe('this browser offers no WebGPU adapter, so WASM computes on the CPU (requestAdapter returned null)');
+    expect(reasonInWords('forced ?backend=webgpu unavailable: no navigator.gpu')).toMatch(/^WebGPU was asked for but this browser has no WebGPU/);
+    expect(reasonInWords('forced by ?backend=wasm')).toBe('forced by ?backend=wasm');
+  });
+});

@@ -3,6 +3,7 @@
 
 import { useApp } from '../store';
 import { parseQuery } from '../urlState';
+import { reasonInWords } from '../errors';
 
 function switchBackend(to: 'auto' | 'webgpu' | 'wasm') {
   const p = new URLSearchParams(location.search);
@@ -40,7 +41,7 @@ export function StatusBar() {
     label = 'WASM';
     const a = backend.adapter;
     detail = [
-      backend.reason,
+      reasonInWords(backend.reason),
       // A probed-and-rejected adapter: name it, so "why not WebGPU" has an answer.
       a && `adapter ${[a.vendor, a.architecture, a.description].filter(Boolean).join(' / ') || '(unnamed)'} · isFallbackAdapter ${a.isFallbackAdapter ? 'true' : 'false'}`,
       `${backend.wasmThreads} thread${backend.wasmThreads === 1 ? '' : 's'}`,

@@ -10,8 +10,9 @@ import { ChartLegend, DASHES } from './legend';
  */
 export function tickLabel(v: number): string {
   if (typeof v !== 'number' || !Number.isFinite(v)) return String(v);
-  if (v === 0) return '0';
   const a = Math.abs(v);
+  // A mean that is 0 by construction (the advantage mean) comes back as ±1e-17 of float residue: that is 0.
+  if (a < 1e-12) return '0';
   if (a < 1e-3 || a >= 1e5) return v.toExponential(1).replace('e+', 'e');
   return String(Number(v.toPrecision(3)));
 }

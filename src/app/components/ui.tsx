@@ -130,6 +130,8 @@ export function Field(props: { k: Key; label: string; step?: number; title?: str
 
 export function fmt(v: number | null | undefined, digits = 4): string {
   if (v === null || v === undefined || Number.isNaN(v)) return '–';
+  // Float residue of a mean that is 0 by construction (±1e-17) is shown as the 0 it is.
+  if (Math.abs(v) < 1e-12) return '0';
   if (v !== 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e5)) return v.toExponential(2);
   return Number(v.toFixed(digits)).toString();
 }

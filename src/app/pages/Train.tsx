@@ -14,6 +14,7 @@ import {
 } from '../components/train/runs';
 import { trainWorker } from '../components/train/client';
 import { StepProgress } from '../components/train/StepProgress';
+import { heldOutChange } from '../components/train/heldOut';
 import { DEFAULT_TRAIN_STARTER, TINY_MODEL_ID, watchingLine, WHY_DEFAULT, WHY_DEFAULT_DOC } from '../components/train/preset';
 import { TRAINER_LOSS_AGG_DEFAULT } from '../../shared/trainDefaults';
 import { ErrorBox, Field, fmt, fmtBytes, NA, Panel, Term } from '../components/ui';
@@ -93,10 +94,11 @@ function ChartsInner(props: { runs: RunRecord[] }) {
     { id: 'reward-role', title: 'reward per role', note: 'solid Act · dashed Rehearse', lines: perRole('rewardAct', 'rewardRehearse'), notes: noRehearse },
     { id: 'adv-mean', title: 'advantage mean per role', note: '≈0 with a role-wise baseline', lines: perRole('advActMean', 'advRehearseMean'), notes: noRehearse },
     { id: 'adv-abs', title: 'advantage |A| per role', lines: perRole('advActAbs', 'advRehearseAbs'), notes: noRehearse },
-    { id: 'success', title: 'held-out real-env success', note: 'dashed: checklist score', lines: runs.flatMap((r) => [evalLine(r, 'success'), evalLine(r, 'checklist', ' checklist', true)]), domain: [0, 1] },
+    { id: 'success', title: 'held-out real-env success', note: 'dashed: checklist score', lines: runs.flatMap((r) => [evalLine(r, 'success'), evalLine(r, 'checklist', ' checklist', true)]), domain: [0, 1],
+      notes: runs.flatMap((r) => heldOutChange(r.label, r.evals) ?? []) },
     { id: 'fidelity', title: 'rehearsal fidelity F1', note: 'solid eval · dashed train rollouts', lines: runs.flatMap((r) => [evalLine(r, 'fidelityF1', ' eval'), ...(imagines(r) ? [stepLine(r, 'fidelityF1', ' train', true)] : [])]), domain: [0, 1], notes: noTrainFidelity },
     { id: 'fidelity-probes', title: 'probe fidelity F1: recall vs inference', note: 'solid recall (a hint holds the answer) · dashed inference (none does) · dotted all probes, hints off', lines: runs.flatMap((r) => [probeLine(r, 'recallF1', ' recall'), probeLine(r, 'inferenceF1', ' inference', '4 3'), probeLine(r, 'noHintsF1', ' hints off', '1 3')]), domain: [0, 1] },
-    { id: 'kl', title: 'KL', note: 'solid ppo_kl · dashed kl_loss', lines: runs.flatMap((r) => [stepLine(r, 'ppoKl'), stepLine(r, 'klLoss', ' kl_loss', true)]) },
+    { id: 'kl', title: 'KL', note: 'solid ppo_kl (a mean log-ratio: can be negative) · dashed kl_loss', lines: runs.flatMap((r) => [stepLine(r, 'ppoKl'), stepLine(r, 'klLoss', ' kl_loss', true)]) },
     { id: 'loss', title: 'policy loss', lines: runs.map((r) => stepLine(r, 'loss')) },
     { id: 'tokens-per-s', title: 'rollout tokens / s', lines: runs.map((r) => stepLine(r, 'rolloutTokensPerS')) },
     { id: 'seconds-per-step', title: 'seconds per step', note: 'dashed: update only', lines: runs.flatMap((r) => [stepLine(r, 'secondsPerStep'), stepLine(r, 'updateSeconds', ' update', true)]) },
@@ -308,7 +310,7 @@ export function TrainPage() {
               {last && (
                 <table className="kv">
                   <tbody>
-                    <tr><th>reward (<Term name="Act" /> / <Term name="Rehearse" />)</th><td data-testid="train-last-reward">{fmt(last.reward)} ({fmt(last.rewardAct)} / {trainsRehearse(active) ? fmt(last.rewardRehearse) : <NA why={`${VARIANTS[active.request.spec.variant ?? 'envace'].label.split(' (')[0]} trains the Act role only: there is no Rehearse reward`} />})</td></tr>
+                    <tr><th title="first: the mean reward of the step's trajectories; in brackets: the mean over the rows each role generated (a row carries its trajectory's reward, less the blank-output penalty), so a long trajectory counts once per row and the two figures differ even when only Act is trained">reward per trajectory (per row: <Term name="Act" /> / <Term name="Rehearse" />)</th><td data-testid="train-last-reward">{fmt(last.reward)} ({fmt(last.rewardAct)} / {trainsRehearse(active) ? fmt(last.rewardRehearse) : <NA why={`${VARIANTS[active.request.spec.variant ?? 'envace'].label.split(' (')[0]} trains the Act role only: there is no Rehearse reward`} />})</td></tr>
                     <tr><th>loss_agg_mode (this run)</th><td data-testid="train-run-agg">{active.request.spec.lossAggMode ?? TRAINER_LOSS_AGG_DEFAULT}</td></tr>
                     <tr><th>rows · tokens</th><td>{last.rows} · {last.tokens}{last.rows === 0 ? ' (no trainable rows: prompts may exceed the context)' : ''}</td></tr>
                     <tr><th>loss · grad norm · entropy</th><td>{fmt(last.loss)} · {fmt(last.gradNorm)} · {fmt(last.entropy)}</td></tr>
