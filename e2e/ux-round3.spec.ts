@@ -222,3 +222,20 @@ test('4, 8: the held-out change is judged with an interval; the reward line expl
   expect(ticks.filter((t) => /e-1\d/.test(t)), ticks.join(' ')).toEqual([]);
   await expect(page.getByTestId('chart-kl')).toContainText('can be negative');
 });
+
+test('8: Train fields and the Models table explain themselves', async ({ page }) => {
+  await openApp(page, '?backend=wasm', '#/train');
+  // Every Train setting has its hover text (label title), none empty.
+  const labels = page.locator('.page-train label.field');
+  const n = await labels.count();
+  expect(n).toBeGreaterThanOrEqual(30);
+  const bare = await labels.evaluateAll((els) => els.filter((e) => !(e.getAttribute('title') ?? '').trim()).map((e) => e.textContent));
+  expect(bare).toEqual([]);
+  await expect(page.locator('label[for="f-t.kltype"]')).toHaveAttribute('title', /k3 = low_var_kl \(never negative/);
+  // The Models table says how each model was made and what the name suffixes mean.
+  await page.getByRole('tab', { name: 'Models' }).click();
+  await expect(page.getByTestId('model-suffixes')).toContainText('-mem: then trained to read a rehearsal memory');
+  const origins = await page.getByTestId('model-origin').allInnerTexts();
+  expect(origins.length).toBeGreaterThan(5);
+  expect(origins.some((o) => /after 300 steps of EnvACE/.test(o))).toBe(true);
+});

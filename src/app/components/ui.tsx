@@ -6,6 +6,7 @@ import { useApp } from '../store';
 import type { Progress } from '../../worker/protocol';
 import { check, rangeText, specOf, type Key } from '../urlState';
 import { GLOSSARY, type GlossaryTerm } from '../glossary';
+import { FIELD_HELP } from '../fieldHelp';
 
 export function Panel(props: { title: string; right?: ReactNode; children: ReactNode; className?: string; testId?: string }) {
   return (
@@ -121,7 +122,7 @@ export function Field(props: { k: Key; label: string; step?: number; title?: str
     );
   }
   return (
-    <label className={`field${props.wide ? ' wide' : ''}`} htmlFor={id} title={props.title}>
+    <label className={`field${props.wide ? ' wide' : ''}`} htmlFor={id} title={props.title ?? FIELD_HELP[props.k]}>
       <span className="field-label">{props.label}{range && <span className="field-range"> · {range}</span>}</span>
       {input}
     </label>

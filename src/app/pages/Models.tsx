@@ -1,6 +1,7 @@
 // Models page: the shipped model folders (from /models/index.json, see src/app/build/modelsPlugin.ts),
 // their config and size, a sample prompt run in the worker, and the engine/backend self-tests.
 
+import { modelOrigin, NAME_SUFFIXES } from '../modelOrigin';
 import { useModelIndex } from '../modelIndex';
 import { fmtParams, llamaParams, useEvalFile, type EvalFile } from '../modelStats';
 import type { LoadedModel, SampleResult, SelfTestResult, SmokeResult } from '../../worker/protocol';
@@ -34,7 +35,7 @@ export function ModelsPage() {
         {models && models.length === 0 && <Empty>No model folders in models/ yet (a folder with config.json is a model).</Empty>}
         {models && models.length > 0 && (
           <table className="rows selectable">
-            <thead><tr><th>name</th><th title="parameters, from config.json">params</th><th>layers</th><th>d</th><th>vocab</th><th>size</th></tr></thead>
+            <thead><tr><th>name</th><th title="parameters, from config.json">params</th><th>layers</th><th>d</th><th>vocab</th><th>size</th><th>how it was made</th></tr></thead>
             <tbody>
               {models.map((m) => {
                 const c = m.config ?? {};
@@ -42,12 +43,14 @@ export function ModelsPage() {
                   <tr key={m.name} className={m.name === s['m.model'] ? 'on' : ''} onClick={() => { set('m.model', m.name); load.reset(); sample.reset(); }}>
                     <td>{m.name}</td><td data-testid="model-params">{fmtParams(llamaParams(m.config))}</td><td>{String(c.num_hidden_layers ?? '–')}</td>
                     <td>{String(c.hidden_size ?? '–')}</td><td>{String(c.vocab_size ?? '–')}</td><td>{fmtBytes(m.totalBytes)}</td>
+                    <td className="muted" data-testid="model-origin">{modelOrigin(m.config)}</td>
                   </tr>
                 );
               })}
             </tbody>
           </table>
         )}
+        {models && models.length > 0 && <div className="muted" data-testid="model-suffixes">Names: {NAME_SUFFIXES}.</div>}
       </Panel>
 
       <Panel title={selected ? `Model ${selected.name}` : 'Model'} className="timeline">
