@@ -32,7 +32,7 @@ import { countParams, makeConfig, type LlamaConfig, type PresetName } from '../e
 import { writeModelFolder, loadModelFolder } from '../engine/modelFolder';
 import { modelDims } from '../engine/packing';
 import { Rng } from '../engine/rng';
-import { nodeRuntime } from '../engine/runtime-node';
+import { createNodeRuntime, nodeRuntime } from '../engine/runtime-node';
 import { samplerFromFolder } from '../engine/sampler';
 import { BPETokenizer, DEFAULT_SPECIAL_TOKENS, trainBPE, type Pretokenizer } from '../engine/tokenizer';
 import { Model } from '../engine/trainer-core';
@@ -95,6 +95,8 @@ const cli = defineCli({
     'memory-pool': { type: 'int', help: 'train tasks per world replayed with the --init policy\'s own rehearsal memory in every Act prompt (src/tts/memory-sft.ts; N 1–4, parallel or sequential, full or best-calls, drawn per conversation); needs --init', default: 0, min: 0 },
     'memory-offset': { type: 'int', help: 'first train task of the memory pool', default: 3000, min: 0 },
     'memory-mix': { type: 'int', help: 'memory conversations added to every step', default: 0, min: 0 },
+    'save-every': { type: 'number', help: 'write the folder (no evaluation) every so many training CPU-minutes: a checkpoint to continue from with --init', default: 0, min: 0 },
+    threads: { type: 'int', help: 'ONNX Runtime intra-op threads (1 keeps a run steady on a shared machine)', min: 1 },
     'no-run': { type: 'boolean', help: 'parse only' },
   },
 });
@@ -118,6 +120,9 @@ const byConversation = args.draw === 'conversations';
 const log = (s: string) => process.stderr.write(s + '\n');
 
 /** Training CPU-minutes of this process (all ORT threads), evaluation excluded by the caller. */
+let runtime: ReturnType<typeof nodeRuntime> | undefined;
+/** One runtime for the whole command, with --threads when given. */
+const rt = () => (runtime ??= args.threads ? createNodeRuntime({ threads: args.threads }) : nodeRuntime());
 const cpuMinutes = () => { const u = process.cpuUsage(); return (u.user + u.system) / 60e6; };
 
 /** Tokenized SFT rows of some tasks, grouped by conversation (one entry per task, rows in order). */
@@ -240,7 +245,7 @@ async function main() {
     // from the config): retail's whole-conversation Rehearse prompts do not fit 1,024 tokens.
     const cfg = init ? { ...init.config, max_position_embeddings: Math.max(init.config.max_position_embeddings, maxContext) }
       : makeConfig(size, { vocab_size: tok.vocabSize, max_position_embeddings: maxContext, ...dims });
-    const model = new Model(cfg, nodeRuntime(), init?.params, { seed, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
+    const model = new Model(cfg, rt(), init?.params, { seed, adam: { weightDecay: 0.01, maxGradNorm: 1 } });
     const initMeta = (init?.rawConfig.envace ?? {}) as { steps?: number; cpuMinutes?: number; trainTasksSeen?: number };
     const priorSteps = Number(initMeta.steps ?? 0);
     const priorEval = initDir ? await readFile(join(initDir, 'eval.json'), 'utf8').then((t) => JSON.parse(t) as { heldOutCurve?: { points: CurvePoint[] } }).catch(() => ({} as { heldOutCurve?: { points: CurvePoint[] } })) : {};
@@ -279,8 +284,15 @@ async function main() {
     };
     if (args['curve-every'] > 0 && !init) await save(0, true);
     let s = 0;
+    // A stop asked from outside (Ctrl-C, kill) ends the step in progress, then writes the folder: nothing trained is lost.
+    let stopAsked = false;
+    const onStop = () => { if (stopAsked) process.exit(130); stopAsked = true; log('\nstop asked: finishing this step, then writing the folder'); };
+    process.on('SIGINT', onStop); process.on('SIGTERM', onStop);
+    let lastSave = 0;
     for (; s < steps; s++) {
+      if (stopAsked) break;
       if (args.budget !== undefined && priorCpu + trainCpu >= args.budget) { log(`\nbudget of ${args.budget} CPU-min reached at step ${s}`); break; }
+      if (args['save-every'] > 0 && trainCpu - lastSave >= args['save-every']) { lastSave = trainCpu; await save(s, false); }
       const c0 = cpuMinutes();
       const lr = peakLr * schedule(s, steps);
       let pick: SftRow[];
@@ -312,7 +324,8 @@ async function main() {
     }
     bar.done();
     const secs = (Date.now() - t0) / 1000;
-    await save(s, args['curve-every'] > 0 && trainCpu > lastCurve);
+    await save(s, args['curve-every'] > 0 && trainCpu > lastCurve && !stopAsked);
+    if (stopAsked) { log(`stopped at step ${priorSteps + s}; folder written to ${dir} (not evaluated)`); process.exit(0); }
     const evals = await evaluateFolder(dir, testTasks, log);
     const heldOutCurve = { protocol: HELD_OUT_PROTOCOL, tasks: nEval, points };
     await writeFile(join(dir, 'eval.json'), JSON.stringify({ heldOutTasks: testTasks.length, curve, heldOutCurve, evals }, null, 2) + '\n');
@@ -328,7 +341,7 @@ async function main() {
 async function experienceConversations(init: Awaited<ReturnType<typeof loadModelFolder>> | undefined, tok: BPETokenizer, profile: PromptProfile, dir: string): Promise<{ convs: SftRow[][]; summary?: Record<string, unknown> }> {
   if (args.experience === 0) return { convs: [] };
   if (!init) throw new Error('--experience needs --init: the episodes are the initial policy\'s own');
-  const policy = await samplerFromFolder(init, nodeRuntime(), { name: 'experience-policy', mode: 'fast' });
+  const policy = await samplerFromFolder(init, rt(), { name: 'experience-policy', mode: 'fast' });
   const k = args['experience-k'];
   const pool = worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: args.experience, offset: args['experience-offset'], difficulty: args.difficulty }));
   const bar = progress(pool.length, 'experience');
