@@ -239,3 +239,46 @@ test('8: Train fields and the Models table explain themselves', async ({ page })
   expect(origins.length).toBeGreaterThan(5);
   expect(origins.some((o) => /after 300 steps of EnvACE/.test(o))).toBe(true);
 });
+
+test('9: copy link reproduces Train (the run\'s settings, with a button that starts it) and Benchmarks (the result, recomputed)', async ({ page, browser }) => {
+  test.setTimeout(600_000);
+  const fresh = async (url: string) => {
+    const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const p = await ctx.newPage();
+    await p.goto(url);
+    await p.waitForFunction(() => Boolean(window.__envace));
+    return { ctx, p };
+  };
+  // Train: a run with non-default settings; the link carries them, and a fresh browser offers to start that run.
+  await openApp(page, '?backend=wasm', `${TRAIN}&t.steps=1`);
+  await page.getByTestId('train-runbar').getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(page.getByTestId('train-state')).toHaveText('done', { timeout: 240_000 });
+  await page.getByTestId('copy-link').click();
+  const trainLink = (await page.getByTestId('copy-link').getAttribute('data-url'))!;
+  expect(trainLink).toMatch(/#\/train\?.*t\.steps=1.*autorun=1/);
+  expect(trainLink).toContain('t.seed=3');
+  const t = await fresh(trainLink);
+  await expect(t.p.getByTestId('train-state')).toHaveText('no run');
+  await expect(t.p.getByTestId('train-link-banner')).toBeVisible();
+  await expect(t.p.locator('#f-t\\.seed')).toHaveValue('3');
+  await expect(t.p.locator('#f-t\\.steps')).toHaveValue('1');
+  await t.p.getByTestId('train-link-start').click();
+  await expect(t.p.getByTestId('train-state')).toHaveText('done', { timeout: 240_000 });
+  await expect(t.p.getByTestId('train-link-banner')).toHaveCount(0);
+  await t.ctx.close();
+
+  // Benchmarks: a small evaluation; its link recomputes the same result in a fresh browser.
+  await page.goto('/?backend=wasm#/benchmarks?m.model=envace-tiny&b.world=files&b.tasks=2&b.k=1&b.temp=0&b.turns=1&b.max=8&b.seed=1');
+  await expect(page.locator('#f-m\\.model')).toHaveValue('envace-tiny', { timeout: 30_000 });
+  await page.getByRole('button', { name: 'Run evaluation' }).click();
+  const estimates = page.getByTestId('bench-estimates');
+  await expect(estimates).toBeVisible({ timeout: 180_000 });
+  const shown = await estimates.getAttribute('data-json');
+  await page.getByTestId('copy-link').click();
+  const benchLink = (await page.getByTestId('copy-link').getAttribute('data-url'))!;
+  expect(benchLink).toContain('autorun=1');
+  const b = await fresh(benchLink);
+  await expect(b.p.getByTestId('bench-estimates')).toBeVisible({ timeout: 180_000 });
+  expect(await b.p.getByTestId('bench-estimates').getAttribute('data-json')).toBe(shown);
+  await b.ctx.close();
+});

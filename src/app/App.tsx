@@ -75,7 +75,7 @@ function CopyLink() {
   };
   return (
     <button className="link copy-link" data-testid="copy-link" data-url={copied ?? ''} onClick={copy}
-      title="copy a link that reproduces this page as shown: its settings, and the trace on screen (recomputed on open)">
+      title="copy a link that reproduces this page as shown: its settings, and what was computed (a Rollout trace or a Benchmarks evaluation, recomputed on open; a Train run's settings, with a button that starts it)">
       {copied ? 'link copied' : 'copy link'}
     </button>
   );

@@ -11,6 +11,17 @@ export function setShareProvider(p: Provider | null): () => void {
   return () => { if (provider === p) provider = null; };
 }
 
+/** `href` with autorun=1 in its hash: the page it opens recomputes what it names (Rollout, Benchmarks) or offers to (Train). */
+export function withAutorun(href: string): string {
+  const u = new URL(href);
+  const h = u.hash.replace(/^#/, '');
+  const q = h.indexOf('?');
+  const params = new URLSearchParams(q < 0 ? '' : h.slice(q + 1));
+  params.set('autorun', '1');
+  u.hash = `${q < 0 ? h : h.slice(0, q)}?${params.toString()}`;
+  return u.href;
+}
+
 /** The link that reproduces what is on screen now. */
 export function shareUrl(): string {
   return provider ? provider() : location.href;

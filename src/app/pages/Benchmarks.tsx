@@ -7,11 +7,12 @@
 
 import * as Comlink from 'comlink';
 import { create } from 'zustand';
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { EVAL_CANCELLED, type BenchEvalRequest, type BenchEvalResult, type BenchEvalRow, type BenchProgress, type RolloutMode } from '../../worker/protocol';
 import { BarMetric, COLORS } from '../components/charts';
 import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel, plural, Term } from '../components/ui';
 import { GLOSSARY } from '../glossary';
+import { setShareProvider, withAutorun } from '../share';
 import { userError } from '../errors';
 import { CurvesSection } from '../components/bench/Curves';
 import { SuitesPanel } from '../components/bench/Suites';
@@ -132,6 +133,22 @@ export function BenchmarksPage() {
     ...(s['b.mode'] === 'simulator' && s['b.sim'] ? { simulatorUrl: s['b.sim'] } : {}),
   });
   const preset = (k: number, temp: number, topp: number) => { set('b.k', k); set('b.temp', temp); set('b.topp', topp); };
+
+  // The copy link reproduces the result on screen: with autorun=1 the evaluation is recomputed on open (it is
+  // deterministic in its settings and seed); a link opened with autorun=1 runs it once, as soon as it can.
+  const reqKey = useRef('');
+  reqKey.current = JSON.stringify(request());
+  useEffect(() => setShareProvider(() => {
+    const r = useBench.getState().result;
+    const shown = r && !useBench.getState().running && JSON.stringify(r.request) === reqKey.current;
+    return shown ? withAutorun(location.href) : location.href;
+  }), []);
+  const autoran = useRef(false);
+  useEffect(() => {
+    if (autoran.current || s.autorun !== 1 || !caps || !model || running) return;
+    autoran.current = true;
+    void start(request());
+  }, [caps, model, s.autorun]); // eslint-disable-line react-hooks/exhaustive-deps
   const frac = progress && progress.total > 0 ? progress.done / progress.total : 0;
   const base = res ? `${res.model}-${res.request.world}-${res.request.tasks}tasks-k${res.request.k}-seed${res.request.seed}` : '';
 

@@ -18,6 +18,8 @@ import { heldOutChange } from '../components/train/heldOut';
 import { DEFAULT_TRAIN_STARTER, TINY_MODEL_ID, watchingLine, WHY_DEFAULT, WHY_DEFAULT_DOC } from '../components/train/preset';
 import { TRAINER_LOSS_AGG_DEFAULT } from '../../shared/trainDefaults';
 import { ErrorBox, Field, fmt, fmtBytes, NA, Panel, Term } from '../components/ui';
+import { setShareProvider, withAutorun } from '../share';
+import { toHash, type Settings } from '../urlState';
 import { useModelIndex } from '../modelIndex';
 import { useApp } from '../store';
 
@@ -206,8 +208,19 @@ export function TrainPage() {
   function start() {
     setExported(null);
     const req: Omit<TrainRequest, 'runId'> = { spec: specFromSettings(s), model: modelUrl, maxNewTokens: s['t.max'] };
-    void startRun(req);
+    if (s.autorun) set('autorun', 0);
+    void startRun(req, Object.fromEntries(Object.entries(s).filter(([k]) => k.startsWith('t.'))));
   }
+
+  // The copy link reproduces the run on screen: its settings, and autorun=1, which offers to start it (a fresh
+  // browser has none of this browser's runs; training is too long to start unasked).
+  useEffect(() => setShareProvider(() => {
+    const st = useRuns.getState();
+    const r = st.runs.find((x) => x.runId === st.activeId);
+    if (!r?.settings) return location.href;
+    const hash = toHash({ page: 'train', settings: { ...useApp.getState().settings, ...r.settings } as Settings });
+    return withAutorun(`${location.origin}${location.pathname}${location.search}${hash}`);
+  }), []);
 
   async function exportModel() {
     const f = await trainWorker().api.trainExport().catch((e: Error) => { useRuns.setState({ error: e.message }); return null; });
@@ -233,6 +246,13 @@ export function TrainPage() {
     <div className="page page-train">
       <RunBar active={active} live={live} busy={busy} canContinue={canContinue} pausing={pausing} eta={p}
         onStart={start} onPause={requestPause} onCancel={cancelNow} error={error} />
+      {s.autorun === 1 && !live && (
+        <div className="demo-banner" data-testid="train-link-banner" style={{ gridColumn: "1 / -1" }}>
+          <span>This link carries the settings of a training run (below). Runs live in the browser that made them, so it is not here:
+            <b> Start</b> trains it again with the same settings and seed.</span>
+          <button className="primary" disabled={busy} onClick={start} data-testid="train-link-start">Start this run</button>
+        </div>
+      )}
       <Panel title="Training settings" className="controls">
         <div className="subhead">preset</div>
         <div className="actions" data-testid="train-presets">

@@ -26,6 +26,8 @@ export interface RunRecord {
   logs: string[];
   /** The worker that ran it is gone (killed, crashed, page reloaded): only a resume continues it. */
   interrupted: boolean;
+  /** The page's Train settings (t.*) the run was started with: the copy link carries them (issue 42). */
+  settings?: Record<string, unknown>;
   /** Where the running step is (rollout round, update, evaluation), from the worker; null between steps. */
   inStep?: InStep | null;
   error: string | null;
@@ -151,7 +153,7 @@ export function newRunId(req: Omit<TrainRequest, 'runId'>): string {
   return id;
 }
 
-export async function startRun(req: Omit<TrainRequest, 'runId'>): Promise<string> {
+export async function startRun(req: Omit<TrainRequest, 'runId'>, settings?: Record<string, unknown>): Promise<string> {
   const runId = newRunId(req);
   const used = new Set(useRuns.getState().runs.map((r) => r.color));
   const color = PALETTE.find((c) => !used.has(c)) ?? PALETTE[useRuns.getState().runs.length % PALETTE.length];
@@ -160,7 +162,7 @@ export async function startRun(req: Omit<TrainRequest, 'runId'>): Promise<string
     runId, label: uniqueLabel(req.label ?? `${VARIANTS[variantOf(req)].label.split(' (')[0]} · seed ${req.spec.seed ?? 0}`, useRuns.getState().runs.map((r) => r.label)), request, color, visible: true,
     createdAt: Date.now(), history: [], evals: [], checkpointStep: 0, checkpointBytes: 0, switches: [], logs: [],
     status: { runId, state: 'loading', step: 0, steps: req.spec.steps ?? 0, backend: null, checkpointStep: 0, switches: [] },
-    interrupted: false, error: null,
+    interrupted: false, error: null, ...(settings ? { settings } : {}),
   };
   useRuns.setState((s) => ({ runs: [...s.runs, record], activeId: runId }));
   // Checkpoints live in IndexedDB: ask (once, on this user action) that the browser not evict them.
