@@ -58,7 +58,10 @@ test('BFCL base: the ground-truth replay scores 100% in the worker and its per-e
   const rows = JSON.parse((await panel.getByTestId('suite-vs-paper').getAttribute('data-rows'))!) as { label: string; value: number; source: string }[];
   expect(rows.filter((r) => r.source === 'paper')).toHaveLength(9);
   expect(rows.find((r) => r.label === 'EnvACE-8B (paper)')?.value).toBe(46.04);
-  expect(rows.at(-1)).toMatchObject({ source: 'ours', value: 100, label: 'ground-truth · ground-truth replay (ours)' });
+  // Issue 42: the replay is listed as the harness check it is, not drawn as a model beside the paper's.
+  expect(rows.at(-1)).toMatchObject({ source: 'check', value: 100, label: 'harness check: ground-truth replay (not a model)' });
+  await expect(panel.getByTestId('suite-vs-paper').locator('.recharts-bar-rectangle')).toHaveCount(9);
+  await expect(panel.getByTestId('suite-verdicts').locator('[data-code="valid"]')).toHaveText('passed');
   await expect(panel.getByTestId('suite-vs-paper').locator('tr[data-source="paper"]').first()).toContainText("the paper's");
   // The curves' suite table no longer says "not yet evaluated".
   await expect(page.getByTestId('bench-curves')).not.toContainText('not yet evaluated');
@@ -78,6 +81,10 @@ test('τ² mock with the scripted user: the browser\'s per-task rewards equal No
   const node = await runTau2Suite(d, tau2GroundTruthAgent(d), { kind: 'scripted' }, { k: 1, seed: 0, split: 'test', yieldToEventLoop: false });
   expect(browser).toEqual(JSON.parse(JSON.stringify(node.tasks.map(({ messages: _m, ...rest }) => rest))));
   expect(browser.map((t: { reward: number }) => t.reward).reduce((a: number, b: number) => a + b, 0)).toBe(8);
+  // Issue 42: the 8 of 9 is explained where it is shown, and the progress line ends at its total.
+  await expect(panel.getByTestId('suite-ground-truth-note')).toContainText('no gold actions to replay');
+  await expect(panel.getByTestId('suite-progress')).toHaveAttribute('data-done', String(browser.length));
+  await expect(panel.getByTestId('suite-progress')).toHaveAttribute('data-total', String(browser.length));
   const rows = JSON.parse((await panel.getByTestId('suite-vs-paper').getAttribute('data-rows'))!) as { label: string; value: number; source: string }[];
   expect(rows.find((r) => r.label === 'EnvACE-8B (paper)')?.value).toBe(36.7);
 });

@@ -218,7 +218,8 @@ test('4, 8: the held-out change is judged with an interval; the reward line expl
   const rewardHead = page.locator('th', { hasText: 'reward per trajectory (per row:' });
   await expect(rewardHead).toHaveAttribute('title', /differ even when only Act is trained/);
   // 8: the advantage mean (0 by construction with a role-wise baseline) never shows float residue on its axis.
-  const ticks = await page.getByTestId('chart-adv-mean').locator('.recharts-yAxis .recharts-cartesian-axis-tick-value').allInnerTexts();
+  const ticks = await page.getByTestId('chart-adv-mean').locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-label text').allTextContents();
+  expect(ticks.length).toBeGreaterThan(0);
   expect(ticks.filter((t) => /e-1\d/.test(t)), ticks.join(' ')).toEqual([]);
   await expect(page.getByTestId('chart-kl')).toContainText('can be negative');
 });
@@ -281,4 +282,19 @@ test('9: copy link reproduces Train (the run\'s settings, with a button that sta
   await expect(b.p.getByTestId('bench-estimates')).toBeVisible({ timeout: 180_000 });
   expect(await b.p.getByTestId('bench-estimates').getAttribute('data-json')).toBe(shown);
   await b.ctx.close();
+});
+
+test('7: the paper-suites panel has a full row for its chart (labels clear of each other)', async ({ page }) => {
+  await page.goto('/?backend=wasm#/benchmarks');
+  const panel = page.getByTestId('bench-suites');
+  await expect(panel).toBeVisible({ timeout: 60_000 });
+  expect((await panel.boundingBox())!.width).toBeGreaterThan(1000);
+  const chart = panel.getByTestId('suite-vs-paper');
+  await chart.scrollIntoViewIfNeeded();
+  const labels = await chart.locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-label text')
+    .evaluateAll((els) => els.map((e) => { const r = e.getBoundingClientRect(); return { left: r.left, right: r.right, text: e.textContent ?? '' }; }));
+  expect(labels.length).toBe(9);
+  // Rotated labels: each starts right of where the previous one starts (no two stacked on one spot).
+  labels.sort((a, b) => a.left - b.left);
+  for (let i = 1; i < labels.length; i++) expect(labels[i]!.left - labels[i - 1]!.left, labels[i]!.text).toBeGreaterThan(20);
 });

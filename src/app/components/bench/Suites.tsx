@@ -38,7 +38,10 @@ async function start(req: SuiteRunRequest): Promise<void> {
   useSuites.setState({ running: true, progress: null, ended: null });
   try {
     const result = await api.suiteRun(req, Comlink.proxy((p: SuiteProgress) => { if (useSuites.getState().running) useSuites.setState({ progress: p }); }));
-    useSuites.setState((s) => ({ runs: [result, ...s.runs].slice(0, 12) }));
+    // The progress line ends on the run's own counts (a replay can finish before any progress message arrives).
+    const r = result.report;
+    const total = (isBfcl(r) ? r.n_entries : (r as Tau2Report).n_tasks) * r.k;
+    useSuites.setState((s) => ({ runs: [result, ...s.runs].slice(0, 12), progress: { done: total, total, generations: s.progress?.generations ?? 0, elapsedMs: result.ms, etaMs: 0 } }));
   } catch (e) {
     const message = errorText(e);
     useSuites.setState({ ended: message.includes(EVAL_CANCELLED) ? { kind: 'cancelled' } : { kind: 'error', message } });
@@ -55,37 +58,59 @@ const score = (r: SuiteRunResult['report']) => (isBfcl(r) ? r.accuracy : (r as T
 const ci = (e: { mean: number; ci95: [number, number] }) => `${fmt(e.mean, 3)} [${fmt(e.ci95[0], 3)}, ${fmt(e.ci95[1], 3)}]`;
 const shortModel = (m: string) => (m === GROUND_TRUTH ? m : m.replace(/\/+$/, '').split('/').pop() ?? m);
 
-/** The paper's main table for one suite, with our finished runs of that suite, in % (one axis). */
-export function paperRows(suite: Suite, runs: SuiteRunResult[]): { label: string; value: number; source: 'paper' | 'ours'; lo?: number; hi?: number }[] {
+/**
+ * The paper's main table for one suite, with our finished runs of that suite, in % (one axis). A ground-truth replay
+ * is the harness checking itself, not a model: it is listed as such ('check') and never drawn among the models' bars.
+ */
+export function paperRows(suite: Suite, runs: SuiteRunResult[]): { label: string; value: number; source: 'paper' | 'ours' | 'check'; lo?: number; hi?: number }[] {
   const paper = MAIN_RESULTS.map((r) => ({ label: `${r.model} (paper)`, value: suite === 'bfcl' ? r.bfcl : r.tau2, source: 'paper' as const }));
   const ours = runs.filter((r) => r.report.suite === suite).map((r) => {
     const e = score(r.report);
-    return { label: `${shortModel(r.report.model)} · ${r.report.protocol} (ours)`, value: 100 * e.mean, lo: 100 * e.ci95[0], hi: 100 * e.ci95[1], source: 'ours' as const };
+    const check = r.report.model === GROUND_TRUTH;
+    return {
+      label: check ? 'harness check: ground-truth replay (not a model)' : `${shortModel(r.report.model)} · ${r.report.protocol} (ours)`,
+      value: 100 * e.mean, lo: 100 * e.ci95[0], hi: 100 * e.ci95[1], source: check ? 'check' as const : 'ours' as const,
+    };
   });
   return [...paper, ...ours];
 }
 
+/** BFCL's verdict codes in words (the code stays on hover). */
+export const VERDICT_WORDS: Record<string, string> = {
+  valid: 'passed',
+  'multi_turn:empty_turn_model_response': 'the model said nothing in a turn',
+  'multi_turn:execution_response_mismatch': "a turn's function results miss the expected ones",
+  'multi_turn:instance_state_mismatch': 'the backend state after a turn differs from the expected state',
+  'multi_turn:force_terminated': 'stopped at the step limit of a turn',
+  'multi_turn:inference_error': "the model's output could not be executed",
+  'multi_turn:irrelevance_error': 'called functions in a turn where none should be called',
+  'multi_turn:checker_error': 'the checker itself failed on this entry',
+  'multi_turn:unknown': 'an unclassified failure',
+};
+const verdictWords = (code: string) => VERDICT_WORDS[code] ?? code;
+
 function VsPaper(props: { suite: Suite; runs: SuiteRunResult[] }) {
   const rows = paperRows(props.suite, props.runs);
+  const bars = rows.filter((r) => r.source !== 'check');
   return (
     <div className="bench-curve" data-testid="suite-vs-paper" data-rows={JSON.stringify(rows)}>
       <div className="bench-curve-head"><span className="chart-title">{props.suite === 'bfcl' ? 'BFCL-v4' : 'τ²-Bench'} (%): the paper's main table and your runs</span>
         <span className="muted"><span style={{ color: PALETTE[0] }}>■</span> the paper's (Qwen3-scale models) <span style={{ color: PALETTE[4] }}>■</span> ours (this browser)</span></div>
       <ResponsiveContainer width="100%" height={240} initialDimension={{ width: 420, height: 240 }}>
-        <BarChart data={rows} margin={{ top: 6, right: 12, bottom: 60, left: 0 }}>
+        <BarChart data={bars} margin={{ top: 6, right: 12, bottom: 60, left: 0 }}>
           <CartesianGrid stroke="#1f2733" />
           <XAxis dataKey="label" stroke="#6b7689" fontSize={10} tickLine={false} interval={0} angle={-30} textAnchor="end" />
           <YAxis stroke="#6b7689" fontSize={10} tickLine={false} width={40} domain={[0, 100]} />
           <Tooltip contentStyle={{ background: '#141a24', border: '1px solid #2a3342', fontSize: 11 }} />
           <Bar dataKey="value" isAnimationActive={false}>
-            {rows.map((r) => <Cell key={r.label} fill={r.source === 'paper' ? PALETTE[0] : PALETTE[4]} />)}
+            {bars.map((r, i) => <Cell key={i} fill={r.source === 'paper' ? PALETTE[0] : PALETTE[4]} />)}
           </Bar>
         </BarChart>
       </ResponsiveContainer>
       <table className="rows">
         <thead><tr><th>row</th><th>source</th><th>%</th><th>95% interval</th></tr></thead>
-        <tbody>{rows.map((r) => (
-          <tr key={r.label} data-source={r.source}><td>{r.label}</td><td>{r.source === 'paper' ? "the paper's" : 'ours'}</td><td>{r.value.toFixed(2)}</td>
+        <tbody>{rows.map((r, i) => (
+          <tr key={i} data-source={r.source}><td>{r.label}</td><td>{r.source === 'paper' ? "the paper's" : r.source === 'check' ? 'harness check (not drawn: replays the answers)' : 'ours'}</td><td>{r.value.toFixed(2)}</td>
             <td>{r.lo === undefined ? '–' : `[${r.lo.toFixed(1)}, ${r.hi!.toFixed(1)}]`}</td></tr>
         ))}</tbody>
       </table>
@@ -112,7 +137,7 @@ function Report(props: { run: SuiteRunResult }) {
             <tr><td>accuracy (Avg@{r.k}: every turn passes BFCL's state and response checks)</td><td data-testid="suite-accuracy">{ci(r.accuracy)}</td></tr>
             <tr><td>pass@{r.k}</td><td>{ci(r.pass_at_k)}</td></tr>
             <tr><td>entries</td><td>{r.n_entries}{r.skipped.length ? ` (${r.skipped.length} skipped)` : ''}</td></tr>
-            <tr><td>verdicts</td><td>{Object.entries(r.verdicts).map(([k, n]) => `${k} ${n}`).join(' · ')}</td></tr>
+            <tr><td>verdicts</td><td data-testid="suite-verdicts">{Object.entries(r.verdicts).map(([k, n], i) => <span key={k}>{i > 0 && ' · '}<span className="term" title={k} data-code={k}>{verdictWords(k)}</span> {n}</span>)}</td></tr>
           </> : <>
             <tr><td>reward (Avg@{r.k}, τ²'s evaluator)</td><td data-testid="suite-accuracy">{ci((r as Tau2Report).reward)}</td></tr>
             <tr><td>pass^k</td><td>{Object.entries((r as Tau2Report).pass_hat_k).map(([k, v]) => `${k}: ${fmt(v, 3)}`).join(' · ')}</td></tr>
@@ -121,6 +146,12 @@ function Report(props: { run: SuiteRunResult }) {
           </>}
         </tbody>
       </table>
+      {r.model === GROUND_TRUTH && (
+        <div className="muted bench-note" data-testid="suite-ground-truth-note">
+          Ground truth replays each {isBfcl(r) ? "entry's reference calls" : "task's gold actions"}: it checks the harness, not a model, and is not drawn among the models below.
+          {!isBfcl(r) && (r as Tau2Report).reward.mean < 1 && ` It scores below 1 here because a task judged only by environment assertions, with no gold actions to replay, cannot be solved by replaying (the mock domain's ninth task is one: 8 of 9).`}
+        </div>
+      )}
       {groups.map(([name, g]) => (
         <table className="rows" key={name} data-testid={`suite-per-${name.replace(' ', '-')}`}>
           <thead><tr><th>{name}</th><th>n</th><th>accuracy [95%]</th></tr></thead>
@@ -132,7 +163,7 @@ function Report(props: { run: SuiteRunResult }) {
         <table className="rows" data-testid="suite-entries" data-json={JSON.stringify(entries)}>
           <thead><tr><th>{isBfcl(r) ? 'entry' : 'task'}</th><th>score</th><th>{isBfcl(r) ? 'verdicts' : 'terminations'}</th><th>steps</th></tr></thead>
           <tbody>{isBfcl(r)
-            ? (r.per_entry ?? []).map((e) => <tr key={e.id}><td>{e.id}</td><td>{fmt(e.accuracy, 3)}</td><td className="clip">{e.errors.map((x) => x ?? 'valid').join(', ')}</td><td>{e.steps.join(', ')}</td></tr>)
+            ? (r.per_entry ?? []).map((e) => <tr key={e.id}><td>{e.id}</td><td>{fmt(e.accuracy, 3)}</td><td className="clip" title={e.errors.map((x) => x ?? 'valid').join(', ')}>{e.errors.map((x) => verdictWords(x ?? 'valid')).join(', ')}</td><td>{e.steps.join(', ')}</td></tr>)
             : ((r as Tau2Report).per_task ?? []).map((t) => <tr key={t.task}><td>{t.task}</td><td>{fmt(t.reward, 3)}</td><td>{t.terminations.join(', ')}</td><td>{t.steps.join(', ')}</td></tr>)}</tbody>
         </table>
       </details>
