@@ -6,7 +6,8 @@
 // first Act prompt (context crowding), memory length, generations and seconds. Tasks run in chunks; after
 // every chunk the summary so far is written to --out (partial: true until the end). Progress on stderr.
 
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { formatForTokenizerConfig, compactFormat, type ChatFormat } from '../agent/chatTemplate';
 import { profileFromConfig, rolloutSettings } from '../agent/profile';
 import { canonicalJson } from '../agent/protocol';
@@ -187,6 +188,8 @@ async function main() {
       }),
     };
   };
+  // The folder of --out is made up front: a run must not end at its first partial write.
+  if (a.out) mkdirSync(dirname(a.out), { recursive: true });
   try {
     for (const chunk of chunks) {
       const specs = chunk.flatMap((task) => [...Array(a.k).keys()].map((j) => ({ task, sample: j })));
