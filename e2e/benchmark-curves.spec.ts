@@ -181,6 +181,8 @@ test('shipped curves are drawn with no compute (time printed), and CSV export ma
 test('the URL restores every chart\'s selection, and changing one writes the URL', async ({ page }) => {
   const sel = 'bc.metric=checklist&bc.variant=grpo-real&bt.mem=best-calls&bt.metric=checklist&be.metric=checklist&bp.table=rehearsal';
   await page.goto(`/?backend=wasm#/benchmarks?${sel}`);
+  // The charts appear once the results files are fetched (results.ts loads them when the section mounts).
+  await expect(page.getByTestId('curve-training')).toBeVisible({ timeout: 30_000 });
   await expect(page.locator('#f-bc\\.metric')).toHaveValue('checklist');
   await expect(page.locator('#f-bc\\.variant')).toHaveValue('grpo-real');
   await expect(page.locator('#f-bt\\.mem')).toHaveValue('best-calls');
