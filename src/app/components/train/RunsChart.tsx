@@ -42,7 +42,8 @@ export function RunsChart(props: { title: string; lines: ChartLine[]; markers?: 
     for (const p of l.points) {
       if (p.y === null || !Number.isFinite(p.y)) continue;
       const row = rows.get(p.x) ?? { x: p.x };
-      row[l.id] = p.y;
+      // Float residue of a mean that is 0 by construction (±1e-17) is drawn as 0, so the axis is not a stack of "0"s.
+      row[l.id] = Math.abs(p.y) < 1e-12 ? 0 : p.y;
       rows.set(p.x, row);
       if (p.tip) tips.set(`${l.id}@${p.x}`, p.tip);
     }
