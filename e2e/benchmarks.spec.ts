@@ -9,9 +9,10 @@ import { openApp, shot } from './helpers';
 
 const SHORT = 'b.world=files&b.tasks=6&b.k=2&b.temp=0.6&b.topp=0.95&b.turns=2&b.max=24&b.seed=3';
 const PRE = 'b.world=files&b.tasks=3&b.k=1&b.turns=1&b.max=8';
-// Temperature 2 and 48 tokens: greedy 8-token generations finished all 1,000 tasks (24 s) on a quiet box before the
-// spec reached Cancel; at T 2 envace-tiny does not stop early, so the run lasts long enough to be cancelled.
-const LONG = 'b.world=files&b.tasks=1000&b.k=1&b.temp=2&b.turns=1&b.max=48';
+// Temperature 2 and 256 tokens: greedy 8-token generations finished all 1,000 tasks (24 s) on a quiet box before the
+// spec reached Cancel, and 48 tokens at T 2 took 11 s on another (2026-12-06); at T 2 envace-tiny does not stop
+// early, so 256 tokens make the run last long enough to be cancelled.
+const LONG = 'b.world=files&b.tasks=1000&b.k=1&b.temp=2&b.turns=1&b.max=256';
 
 async function progressAttr(page: Page, name: string): Promise<number> {
   return Number(await page.getByTestId('bench-progress').getAttribute(`data-${name}`));

@@ -7,7 +7,7 @@
 
 import * as Comlink from 'comlink';
 import { create } from 'zustand';
-import { useEffect, useMemo, useRef } from 'react';
+import { memo, useEffect, useMemo, useRef } from 'react';
 import { EVAL_CANCELLED, type BenchEvalRequest, type BenchEvalResult, type BenchEvalRow, type BenchProgress, type RolloutMode } from '../../worker/protocol';
 import { BarMetric, COLORS } from '../components/charts';
 import { Empty, ErrorBox, Field, fmt, NotAvailable, Panel, plural, Term } from '../components/ui';
@@ -110,6 +110,12 @@ export function rolloutLink(settings: Settings, req: BenchEvalRequest, model: st
   });
 }
 
+// Progress arrives every slice of generations (0.4 s) and re-renders this page: the shipped curves and the suites
+// panel (hundreds of SVG nodes) must not re-render with it, or the page's thread is busy for seconds per update on a
+// 2-core box and neither progress nor Cancel gets through (seen: 6–12 s per read while a 1,000-task run went on).
+const CurvesOnce = memo(CurvesSection);
+const SuitesOnce = memo(SuitesPanel);
+
 export function BenchmarksPage() {
   const s = useApp((st) => st.settings);
   const set = useApp((st) => st.set);
@@ -156,7 +162,7 @@ export function BenchmarksPage() {
     <div className="page page-bench">
       {/* The shipped results first (issue 42): the headline curve and its verdict are the first screen; the forms
           to compute new results follow. */}
-      <CurvesSection yourRun={res} yourRunStale={stale} />
+      <CurvesOnce yourRun={res} yourRunStale={stale} />
       <Panel title="Evaluation" className="controls">
         <div className="fields">
           <label className="field wide" htmlFor="f-m.model">
@@ -265,7 +271,7 @@ export function BenchmarksPage() {
           </div>
         )}
       </Panel>
-      <SuitesPanel />
+      <SuitesOnce />
     </div>
   );
 }
