@@ -290,7 +290,8 @@ test('Train shows progress inside a step: rollout rounds and generations, then t
     new MutationObserver(read).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
   });
   await page.getByRole('button', { name: 'Start', exact: true }).click();
-  await expect(page.getByTestId('train-step-progress')).toContainText('rollout, round', { timeout: 600_000 });
+  // The observer keeps every state drawn: a one-step run can end before a poll of the live line sees it.
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __inStep: Record<string, string>[] }).__inStep.some((r) => r.phase === 'rollout' && /rollout, round/.test(r.text))), { timeout: 600_000 }).toBe(true);
   await expect(page.getByTestId('train-state')).toHaveText('done', { timeout: 600_000 });
   const seen = await page.evaluate(() => (window as unknown as { __inStep: Record<string, string>[] }).__inStep);
   const step1 = seen.filter((r) => r.step === '1');
