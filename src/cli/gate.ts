@@ -14,6 +14,7 @@ import { loadModelFolder } from '../engine/modelFolder';
 import { createNodeRuntime } from '../engine/runtime-node';
 import { samplerFromFolder } from '../engine/sampler';
 import { getWorld, worldNames } from '../envs/worlds/index';
+import { AGREEMENT_CLI } from './agreement';
 import { cliArgs, defineCli } from './args';
 
 export const GATE_CLI = defineCli({
@@ -22,12 +23,9 @@ export const GATE_CLI = defineCli({
   options: {
     models: { type: 'list', help: 'model folders', required: true },
     worlds: { type: 'list', help: 'built-in worlds (e.g. files,files-folder,files-all: the visibility levels)', required: true, choices: worldNames() },
-    tasks: { type: 'int', help: 'training tasks (the first ones of the split, from --offset)', default: 32, min: 1 },
-    offset: { type: 'int', help: 'index of the first training task', default: 0, min: 0 },
-    k: { type: 'int', help: 'rollouts per task and mode', default: 4, min: 2 },
-    temperature: { type: 'number', help: 'sampling temperature of both roles (training uses 1)', default: 1, min: 0 },
-    seed: { type: 'int', help: 'sampling seed', default: 0, min: 0 },
-    probes: { type: 'int', help: 'recall probes (a hint with the same call shown), greedy', default: 64, min: 0 },
+    // The measurement's own options, as npm run agreement takes them.
+    tasks: AGREEMENT_CLI.options.tasks, offset: AGREEMENT_CLI.options.offset, k: AGREEMENT_CLI.options.k,
+    temperature: AGREEMENT_CLI.options.temperature, seed: AGREEMENT_CLI.options.seed, probes: AGREEMENT_CLI.options.probes,
     out: { type: 'string', help: 'results folder', required: true },
   },
 });

@@ -86,7 +86,7 @@ export interface DumpsOptions {
   keySeparator?: string;       // default ': '
 }
 
-function jsonString(s: string, ensureAscii: boolean): string {
+export function jsonString(s: string, ensureAscii: boolean): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

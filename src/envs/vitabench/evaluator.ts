@@ -3,7 +3,7 @@
 // the parsing of a judge's reply, and the aggregation (reward, fraction met, success, pass^k).
 // The per-window verdicts need an LLM judge; callers pass one in (or a recorded reply).
 
-import { parsePyJson, PyFloat, pyRepr } from '../python';
+import { jsonString, parsePyJson, PyFloat, pyRepr } from '../python';
 import type { VitaTask } from './data';
 import { weekdayName } from './pytime';
 
@@ -71,22 +71,8 @@ export function formatWindowContent(window: VitaMessage[], start: number): strin
 
 // ---------- json.dumps(..., ensure_ascii=False, indent=2) ----------
 
-function jsonStr(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\b') out += '\\b';
-    else if (ch === '\f') out += '\\f';
-    else if (c < 0x20) out += `\\u${c.toString(16).padStart(4, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
+/** A JSON string as Python writes it with ensure_ascii=False. */
+const jsonStr = (s: string): string => jsonString(s, false);
 
 /** json.dumps(v, ensure_ascii=False, indent=2) for JSON-decoded values. */
 export function jsonDumpsIndent(v: unknown, indent = 2, level = 0): string {
