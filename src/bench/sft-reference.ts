@@ -34,6 +34,24 @@ export function sftConversationRows(examples: SftExample[], tok: BPETokenizer, m
   return [...byTask.values()].map((ex) => sftTokenRows(ex, tok, maxContext)).filter((rows) => rows.length > 0);
 }
 
+/**
+ * `npm run sft --decision-weight`: a Rehearse target opens with `<execution_result>` and a JSON object whose first key
+ * says whether the call failed ({"error…) or what it returned. That one token is what error agreement measures, and it
+ * is 1 of a 10–300-token target: its weight (and the `{"` before it) is multiplied by `w`.
+ */
+export function decisionWeighted(rows: SftRow[], tok: BPETokenizer, w: number): SftRow[] {
+  if (w === 1) return rows;
+  return rows.map((r) => {
+    if (r.role !== 'rehearse') return r;
+    const first = r.weights.findIndex((x) => x > 0);
+    if (first < 0) return r;
+    let text = '', at = -1;
+    for (let i = first; i < r.ids.length && i < first + 16; i++) { text += tok.decode([r.ids[i]]); if (text.includes('{"')) { at = i; break; } }
+    if (at < 0) return r;
+    return { ...r, weights: r.weights.map((x, i) => (i === at || i === at + 1 ? x * w : x)) };
+  });
+}
+
 export const sftBuckets = (maxContext: number) => [128, 256, 512, 1024, 2048].filter((b) => b <= maxContext);
 
 export function bucketOf(n: number, buckets: number[]): number {

@@ -25,7 +25,7 @@ import { sftErrorExamples, sftExamples, sftExperienceExamples, sftRepeatErrorExa
 import { rollout } from '../agent/rollout';
 import { scrambleExamples } from '../agent/scramble';
 import { copyDrill } from '../agent/copy-drill';
-import { packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftConversationRows, sftTokenRows, trainedTokens, type SftRow } from '../bench/sft-reference';
+import { decisionWeighted, packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftConversationRows, sftTokenRows, trainedTokens, type SftRow } from '../bench/sft-reference';
 import { bootstrap } from '../bench/stats';
 import { teacherForcedActAccuracy } from '../bench/act-accuracy';
 import { countParams, makeConfig, type LlamaConfig, type PresetName } from '../engine/decoder';
@@ -89,6 +89,7 @@ const cli = defineCli({
     'experience-temperature': { type: 'number', help: 'sampling temperature of the experience episodes (training samples at 1)', default: 1, min: 0 },
     'experience-mix': { type: 'int', help: 'experience episodes (their Rehearse rows) added to every step', default: 4, min: 0 },
     'rehearse-schema': { type: 'string', help: 'what the Rehearse prompt shows of the called tool\'s parameters (stored in the folder\'s profile; default: the profile\'s)', choices: ['json', 'compact', 'none'] },
+    'decision-weight': { type: 'number', help: "loss weight of a Rehearse target's first two tokens, where an error is told from a success ({\"error… or {\"current_working_directory…): that one decision is what error agreement measures, and it is 1 token of a 10–300-token target", default: 1, min: 0 },
     'copy-weight': { type: 'number', help: 'loss weight of target word tokens that also occur in the prompt (names, ids and tool names copied from the context)', default: 1, min: 0 },
     'curve-every': { type: 'number', help: 'evaluate held-out success every so many training CPU-minutes (0 = only at the end)', default: 0, min: 0 },
     budget: { type: 'number', help: 'stop after this many training CPU-minutes (cumulative with --init\'s)', min: 0 },
@@ -140,7 +141,7 @@ async function conversationRows(tasks: Task[], tok: BPETokenizer, profile: Promp
     const chosen = tasks.filter(() => rng.uniform() < args['repeat-share']);
     examples = [...examples, ...await sftRepeatErrorExamples(chosen, (n) => rng.int(n), sft)];
   }
-  return sftConversationRows(examples, tok, maxContext).map((rows) => copyWeighted(rows, tok));
+  return sftConversationRows(examples, tok, maxContext).map((rows) => decisionWeighted(copyWeighted(rows, tok), tok, args['decision-weight']));
 }
 
 /** `--scramble` and `--rehearse-share`, decided per conversation (one draw each, in task order). */
@@ -272,7 +273,7 @@ async function main() {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
         meta: {
           size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
-          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], errorShare: args['error-share'], scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], decisionWeight: args['decision-weight'], errorShare: args['error-share'], scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
           experience: experience.summary, lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
           examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
           cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,
@@ -362,7 +363,11 @@ async function experienceConversations(init: Awaited<ReturnType<typeof loadModel
   bar.done();
   await policy.release();
   const errors = examples.filter((e) => /"error/.test(e.target)).length;
-  const convs = sftConversationRows(examples, tok, maxContext);
+  const convs = sftConversationRows(examples, tok, maxContext).map((rows) => decisionWeighted(rows, tok, args['decision-weight']));
+  if (args['decision-weight'] !== 1) {
+    const picked = convs.flat().slice(0, 6).map((r) => r.ids.filter((_, i) => r.weights[i] > 1).map((id) => tok.decode([id])).join(''));
+    log(`decision-weighted tokens (first 6 rows): ${JSON.stringify(picked)}`);
+  }
   const summary = { tasks: pool.length, k, temperature: args['experience-temperature'], offset: args['experience-offset'], episodes, replayed, diverged, rows: examples.length, errorTargets: errors, mixPerStep: args['experience-mix'] };
   log(`experience: ${episodes} episodes (${diverged} diverged on replay), ${examples.length} Rehearse rows, ${errors} with an error as target (${(100 * errors / Math.max(1, examples.length)).toFixed(0)}%); ${args['experience-mix']} episodes added to every step`);
   await mkdir(outDir, { recursive: true });

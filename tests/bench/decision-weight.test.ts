@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { decisionWeighted, sftTokenRows } from '../../src/bench/sft-reference';
+import { BPETokenizer } from '../../src/engine/tokenizer';
+
+const tok = new BPETokenizer(JSON.parse(readFileSync('models/files-starter-sim/tokenizer.json', 'utf8')));
+const rows = sftTokenRows([
+  { taskId: 't', role: 'rehearse', prompt: 'call cd docs', target: '\n<execution_result>\n{"error":"cd: \'docs\': No such file or directory"}\n</execution_result><|end|>' },
+  { taskId: 't', role: 'rehearse', prompt: 'call cd docs', target: '\n<execution_result>\n{"current_working_directory":"docs"}\n</execution_result><|end|>' },
+  { taskId: 't', role: 'act', prompt: 'user: go', target: '{"name":"cd","arguments":{"folder":"docs"}}<|end|>' },
+  { taskId: 't', role: 'rehearse', prompt: 'call pwd', target: 'plain text, no object<|end|>' },
+], tok, 1024);
+const weighted = (r: { ids: number[]; weights: number[] }) => r.ids.filter((_, i) => r.weights[i] > 1).map((id) => tok.decode([id])).join('');
+
+describe('decision weight (npm run sft --decision-weight)', () => {
+  it("multiplies the weight of the Rehearse target's first key, where an error is told from a success, and nothing else", () => {
+    const out = decisionWeighted(rows, tok, 10);
+    expect(weighted(out[0])).toBe('{"error');
+    expect(weighted(out[1])).toBe('{"current');
+    for (const r of out.slice(0, 2)) {
+      expect(r.weights.filter((w) => w === 10)).toHaveLength(2);
+      expect(r.weights.filter((w) => w !== 10)).toEqual(rows[out.indexOf(r)].weights.filter((w, i) => r.weights[i] !== 10));
+    }
+  });
+  it('leaves Act rows, targets without an object and weight 1 untouched', () => {
+    const out = decisionWeighted(rows, tok, 10);
+    expect(out[2]).toEqual(rows[2]);
+    expect(out[3]).toEqual(rows[3]);
+    expect(decisionWeighted(rows, tok, 1)).toBe(rows);
+  });
+});
