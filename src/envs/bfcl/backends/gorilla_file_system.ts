@@ -132,6 +132,8 @@ export class GorillaFileSystem implements BfclBackend {
   longContext = false;
   root: PyDirectory = new PyDirectory('/', null);
   private currentDir: PyDirectory = this.root;
+  /** Where `cd` has taken the session (read by the files world's `live` visibility level; BFCL has no such call). */
+  get workingDirectory(): PyDirectory { return this.currentDir; }
 
   loadScenario(config: unknown, longContext: boolean): void {
     this.longContext = longContext;

@@ -2,7 +2,7 @@
 // scenario is the generated tree. Function docs are built in (short, abridged from BFCL's) instead of
 // read from the shared data folder, so the world also runs in the browser worker.
 
-import type { Environment, JSONSchema, ToolSchema } from '../../types';
+import type { Environment, JSONSchema, Observation, ToolSchema } from '../../types';
 import { BfclEnvironment, type BfclFuncDoc, type BfclParamSchema } from '../../bfcl/env';
 import { PyDirectory, PyFile, type GorillaFileSystem } from '../../bfcl/backends/gorilla_file_system';
 import type { FsScenario } from './tree';
@@ -61,8 +61,40 @@ export function createWorldFsEnv(scenario: FsScenario): Environment {
 
 /** The outcome is the tree (names, kinds, contents), not the cwd: where the agent ends up is its business. */
 export function fsStateOf(env: Environment): unknown {
-  const inner = env instanceof RestrictedEnv ? env.unwrap() : env;
+  const inner = env instanceof RestrictedEnv || env instanceof LiveFolderEnv ? env.unwrap() : env;
   if (!(inner instanceof BfclEnvironment)) throw new Error(`files world: expected a BfclEnvironment, got ${inner.name}`);
   const fs = inner.backend(CLASS) as GorillaFileSystem;
   return plainTree(fs.root);
+}
+
+/**
+ * The files world's `live` visibility level: every tool result, error or not, ends with where the session now is
+ * and what that folder holds (`"now_in": "/alex/docs: notes.txt, old/"`, folders with a slash). The state a call
+ * depends on is then in the conversation's last result instead of implied by every `cd` before it, so a simulator
+ * that reads it can foresee the state errors the other levels leave to inference.
+ */
+export class LiveFolderEnv implements Environment {
+  readonly name: string;
+  constructor(private readonly inner: RestrictedEnv) { this.name = inner.name; }
+  tools(): ToolSchema[] { return this.inner.tools(); }
+  call(name: string, args: unknown): Observation {
+    const obs = this.inner.call(name, args);
+    return { ...obs, text: withFolderShown(obs.text, this.folderNow()) };
+  }
+  snapshot(): unknown { return this.inner.snapshot(); }
+  clone(): Environment { return new LiveFolderEnv(this.inner.clone() as RestrictedEnv); }
+  unwrap(): Environment { return this.inner.unwrap(); }
+  private folderNow(): string {
+    const fs = (this.inner.unwrap() as BfclEnvironment).backend(CLASS) as GorillaFileSystem;
+    const cwd = (fs.pwd() as Map<string, string>).get('current_working_directory');
+    const entries = [...fs.workingDirectory.contents].map(([k, v]) => (v instanceof PyDirectory ? `${String(k)}/` : String(k)));
+    return `${cwd}: ${entries.join(', ')}`;
+  }
+}
+
+/** A JSON object result gains a last key; anything else (`None` from a write) gets the key on a line of its own. */
+export function withFolderShown(text: string, folder: string): string {
+  const t = text.trimEnd();
+  if (!t.startsWith('{') || !t.endsWith('}')) return `${text}\n{"now_in": ${JSON.stringify(folder)}}`;
+  return `${t.slice(0, -1)}${t === '{}' ? '' : ', '}"now_in": ${JSON.stringify(folder)}}`;
 }

@@ -10,7 +10,7 @@ import type { Environment, ToolSchema } from '../../types';
 import { Rng } from '../rng';
 import { call, defineWorld, reply, toolsUsed, RestrictedEnv, type ExpertStep, type ItemSpec, type TaskPlan, type TurnPlan } from '../common';
 import { allNames, FsModel, generateTree, newDirName, newFileName, toScenario, type FsDir, type FsFile } from './tree';
-import { createWorldFsEnv, fsStateOf, FS_TOOL_SCHEMAS } from './env';
+import { createWorldFsEnv, fsStateOf, FS_TOOL_SCHEMAS, LiveFolderEnv } from './env';
 
 export const FILES_POLICY = [
   'You manage a small file system with the tools; you start in the top folder. Be brief.',
@@ -309,12 +309,13 @@ const POOL: Record<number, Intent[]> = {
 
 /**
  * How much of the starting tree the user's first message shows: nothing (the default world), the top folder's
- * entries, or the whole tree. The simulator can only foresee a state error (cd into a folder that is not there, cat
+ * entries, or the whole tree; `live` shows the top folder and then, after every call, the working folder
+ * (LiveFolderEnv). The simulator can only foresee a state error (cd into a folder that is not there, cat
  * of a file in another folder) from what its prompt shows; the level where the simulator gate holds is where
  * world rehearsal can be tested fairly.
  */
-export type Visibility = 'none' | 'folder' | 'all';
-export const VISIBILITIES: readonly Visibility[] = ['none', 'folder', 'all'];
+export type Visibility = 'none' | 'folder' | 'all' | 'live';
+export const VISIBILITIES: readonly Visibility[] = ['none', 'folder', 'all', 'live'];
 
 /** "docs/ (notes.txt, old/ (a.txt)), music/ (), todo.txt": folders first as the backend lists them, then files. */
 export function describeTree(d: FsDir, depth: number): string {
@@ -326,6 +327,7 @@ export function describeTree(d: FsDir, depth: number): string {
 /** The user's first message with the starting tree in front of the request. */
 export function withTreeShown(request: string, root: FsDir, v: Visibility): string {
   if (v === 'none') return request;
+  // live shows the top folder too: the first call has no earlier result to read the folder from.
   const listing = describeTree(root, v === 'all' ? Infinity : 1);
   return `My top folder has: ${listing || 'nothing'}. ${request}`;
 }
@@ -366,7 +368,10 @@ export function generateFiles(seed: number, difficulty: number, visibility: Visi
   return {
     turns,
     tags: [...c.tags],
-    makeEnv: () => new RestrictedEnv((proto ??= createWorldFsEnv(scenario)).clone(), toolNames, schemas()),
+    makeEnv: () => {
+      const env = new RestrictedEnv((proto ??= createWorldFsEnv(scenario)).clone(), toolNames, schemas());
+      return visibility === 'live' ? new LiveFolderEnv(env) : env;
+    },
   };
 }
 
@@ -393,4 +398,5 @@ function filesAt(v: Exclude<Visibility, 'none'>, shown: string) {
   });
 }
 export const filesFolderWorld = filesAt('folder', "the top folder's entries");
+export const filesLiveWorld = filesAt('live', "the top folder's entries, and every tool result ends with the working folder and its entries");
 export const filesAllWorld = filesAt('all', 'the whole starting tree');
