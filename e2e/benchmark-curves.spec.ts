@@ -143,7 +143,8 @@ test('shipped curves are drawn with no compute (time printed), and CSV export ma
   // The paper's suites say where they are evaluated (issue 22), never "not yet evaluated".
   await expect(page.getByTestId('suites-status')).toContainText('npm run eval -- --suite bfcl');
   await expect(page.getByTestId('suites-status')).toContainText('npm run eval -- --suite tau2');
-  await expect(page.getByTestId('suites-status').locator('tbody tr')).toHaveCount(2);
+  await expect(page.getByTestId('suites-status')).toContainText('npm run eval -- --suite vita');
+  await expect(page.getByTestId('suites-status').locator('tbody tr')).toHaveCount(3);
   await expect(page.getByTestId('bench-curves')).not.toContainText('not yet evaluated');
 
   // The paper panel says it is a different scale; its CSV is the typed-in table.

@@ -4,6 +4,8 @@
 import type { SuiteProgress } from '../bench/suites/agent';
 import type { BfclReport } from '../bench/suites/bfcl';
 import type { Tau2Report } from '../bench/suites/tau2';
+import type { VitaReport, VitaTranscriptLine } from '../bench/suites/vita';
+import type { VitaDomain } from '../envs/vitabench/data_model';
 
 export interface SuiteFile { name: string; text: string }
 
@@ -38,13 +40,28 @@ export interface Tau2SuiteRequest extends SuiteCommon {
   userTemperature?: number;
 }
 
-export type SuiteRunRequest = BfclSuiteRequest | Tau2SuiteRequest;
-export type SuiteReport = BfclReport | Tau2Report;
+export interface VitaSuiteRequest extends SuiteCommon {
+  suite: 'vita';
+  domain: VitaDomain;
+  /** The domain's tasks_en.json, its <domain>.tools.en.json, the three prompt YAMLs and holidays_china.C.json, matched by name. */
+  files: SuiteFile[];
+  /** The user simulator: the policy's own URL or the loaded Hugging Face model's. */
+  user: string;
+  /** The judge, likewise; null: no judge, the report says "not judged". */
+  judge: string | null;
+  userTemperature?: number;
+}
+
+export type SuiteRunRequest = BfclSuiteRequest | Tau2SuiteRequest | VitaSuiteRequest;
+export type SuiteReport = BfclReport | Tau2Report | VitaReport;
 
 export interface SuiteRunResult {
-  request: Omit<BfclSuiteRequest, 'questions' | 'answers' | 'funcDocs'> & { files: string[] } | Omit<Tau2SuiteRequest, 'domain'> & { files: string[] };
+  request: Omit<BfclSuiteRequest, 'questions' | 'answers' | 'funcDocs'> & { files: string[] } | Omit<Tau2SuiteRequest, 'domain'> & { files: string[] }
+    | Omit<VitaSuiteRequest, 'files'> & { files: string[] };
   /** The same object `npm run eval -- --suite … --per-task --json` prints. */
   report: SuiteReport;
+  /** VitaBench: each task's first sample's conversation, in task order. */
+  conversations?: { task: string; lines: VitaTranscriptLine[] }[];
   ms: number;
 }
 

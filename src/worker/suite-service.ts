@@ -1,4 +1,4 @@
-// The paper's suites (BFCL-v4 multi-turn, τ²-bench) in the worker: the code path of `npm run eval -- --suite`
+// The paper's suites (BFCL-v4 multi-turn, τ²-bench, VitaBench) in the worker: the code path of `npm run eval -- --suite`
 // (src/bench/suites/) on files the page read, with progress through a Comlink.proxy callback and a cancel the
 // suite loop checks before every batch of generations (it yields a macrotask there). One run at a time; a new
 // one cancels the previous. The report is the CLI's JSON object with per-entry results.
@@ -9,8 +9,10 @@ import { protocolName } from '../bench/evaluation';
 import { GROUND_TRUTH, modelAgent, SuiteCancelled, SuiteInputError, type SuiteAgent } from '../bench/suites/agent';
 import { bfclReport, groundTruthAgent, runBfclSuite, type BfclSuiteData } from '../bench/suites/bfcl';
 import { runTau2Suite, tau2GroundTruthAgent, tau2Report, type Tau2User } from '../bench/suites/tau2';
+import { runVitaSuite, vitaReport, vitaTranscript, type VitaModelRole } from '../bench/suites/vita';
 import { FUNC_DOC_FILES, joinCategory, parseFuncDocs, parsePossibleAnswers, parseQuestions } from '../envs/bfcl/text';
 import { tau2DomainFromTexts } from '../envs/tau2/domain';
+import { vitaDataFromFiles } from '../envs/vitabench/data';
 import { hfPolicy, policyFor, type Policy } from './bench-service';
 import { EVAL_CANCELLED, HF_URL_PREFIX } from './protocol';
 import type { SuiteListener, SuiteRunRequest, SuiteRunResult } from './suite-protocol';
@@ -26,7 +28,7 @@ function check(req: SuiteRunRequest): string[] {
     if (optional && v === undefined) return;
     if (!Number.isInteger(v) || v! < min || v! > max) p.push(`${name} must be a whole number in ${min} … ${max} (got ${v})`);
   };
-  if (req.suite !== 'bfcl' && req.suite !== 'tau2') p.push(`suite must be bfcl or tau2 (got ${String((req as { suite: unknown }).suite)})`);
+  if (req.suite !== 'bfcl' && req.suite !== 'tau2' && req.suite !== 'vita') p.push(`suite must be bfcl, tau2 or vita (got ${String((req as { suite: unknown }).suite)})`);
   if (!req.model) p.push('no model chosen');
   int('k', req.k, 1, 64); int('seed', req.seed, 0, 2 ** 31 - 1);
   int('maxSteps', req.maxSteps, 1, 1000, true); int('maxNewTokens', req.maxNewTokens, 1, 4096, true);
@@ -41,6 +43,11 @@ function check(req: SuiteRunRequest): string[] {
     if (!req.domain?.some((f) => f.name === 'db.json')) p.push('no db.json among the domain files');
     if (!req.domain?.some((f) => f.name === 'tasks.json')) p.push('no tasks.json among the domain files');
     if (!req.user) p.push('no user chosen (scripted or a model)');
+  } else if (req.suite === 'vita') {
+    if (req.domain !== 'delivery' && req.domain !== 'instore') p.push(`domain must be delivery or instore (got ${String(req.domain)})`);
+    if (req.model === GROUND_TRUTH) p.push('VitaBench has no ground truth to replay: choose a model');
+    if (!req.files?.length) p.push('no VitaBench files');
+    if (!req.user) p.push('no user simulator chosen');
   }
   return p;
 }
@@ -89,6 +96,7 @@ export async function run(rt: WebRuntime, req: SuiteRunRequest, onProgress?: Sui
       const { questions, answers, funcDocs, ...rest } = req;
       return { request: { ...rest, files: [questions.name, answers.name, ...funcDocs.map((f) => f.name)] }, report, ms: performance.now() - t0 };
     }
+    if (req.suite === 'vita') return runVita(rt, req, sampling, common, boot, protocol, t0);
     const text = (n: string) => req.domain.find((f) => f.name === n)?.text;
     let domain;
     try { domain = tau2DomainFromTexts({ db: text('db.json')!, tasks: text('tasks.json'), policy: text('policy.md'), split: text('split_tasks.json') }, req.domain.map((f) => f.name).join(', ')); } catch (e) {
@@ -118,6 +126,35 @@ export async function run(rt: WebRuntime, req: SuiteRunRequest, onProgress?: Sui
     if (controller === ac) controller = null;
     running = null;
   }
+}
+
+/**
+ * VitaBench: the user and the judge are the policy's own model or the Hugging Face model loaded on the Models page
+ * (the worker holds one shipped model at a time); each gets the budget the CLI gives it (the profile's, 256 for a
+ * Hugging Face model), the user at userTemperature (0), the judge greedy.
+ */
+async function runVita(rt: WebRuntime, req: Extract<SuiteRunRequest, { suite: 'vita' }>, sampling: { k: number; temperature: number; topP: number; seed: number },
+  common: { signal: AbortSignal; yieldToEventLoop: boolean; onProgress: SuiteListener; offset?: number; limit?: number; maxSteps?: number },
+  boot: { resamples: number; seed: number }, protocol: string, t0: number): Promise<SuiteRunResult> {
+  let data;
+  try { data = vitaDataFromFiles(req.domain, req.files); } catch (e) { throw new SuiteInputError([`cannot read the VitaBench ${req.domain} files: ${(e as Error).message}`]); }
+  for (const [what, url] of [['user', req.user], ['judge', req.judge]] as const) {
+    if (url && url !== req.model && !url.startsWith(HF_URL_PREFIX)) {
+      throw new SuiteInputError([`${what} ${url}: in the browser the ${what} is the policy's own model or the Hugging Face model loaded on the Models page`]);
+    }
+  }
+  const agent = agentOf(await load(rt, req.model), req);
+  const role = async (url: string, temperature: number): Promise<VitaModelRole> => {
+    const m = await load(rt, url);
+    return { name: url, generator: m.sampler, format: m.settings.format ?? compactFormat, maxNewTokens: req.maxNewTokens ?? m.settings.act?.maxNewTokens ?? (m.settings.format ? 256 : 96), temperature, topP: 1 };
+  };
+  const user = await role(req.user, req.userTemperature ?? 0);
+  const judge = req.judge ? await role(req.judge, 0) : null;
+  const r = await runVitaSuite(data, agent, user, judge, { ...sampling, ...common });
+  const report = vitaReport(r, { ...sampling, domain: req.domain, model: req.model, userModel: req.user, judgeModel: req.judge, offset: req.offset, maxSteps: req.maxSteps, protocol }, boot, true);
+  const conversations = r.tasks.map((t) => ({ task: t.task, lines: vitaTranscript(t.messages?.[0] ?? []) }));
+  const { files, ...rest } = req;
+  return { request: { ...rest, files: files.map((f) => f.name) }, report, conversations, ms: performance.now() - t0 };
 }
 
 /** Stops the running suite before its next batch of generations. */

@@ -1,12 +1,15 @@
 // VitaBench as a suite (src/bench/suites/vita.ts): the orchestration (fixed opening, routing, stop signals,
 // step limit, invalid agent messages), the user simulator's prompt (persona + instructions, roles flipped, no
-// tool traffic), the judge fed byte-exact window prompts, and the report ("not judged" without a judge).
-import { resolve } from 'node:path';
+// tool traffic), the judge fed byte-exact window prompts, and the report ("not judged" without a judge); the
+// Benchmarks page's picked files (matched by name, bad picks refused) and the transcripts it shows.
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compactFormat } from '../../src/agent/chatTemplate';
 import { ScriptedGenerator } from '../../src/agent/expert';
 import { SuiteInputError, toolCallBlock, type AgentRequest, type SuiteAgent } from '../../src/bench/suites/agent';
-import { NOT_JUDGED, runVitaSuite, VITA_FIRST_AGENT_MESSAGE, vitaReport, type VitaModelRole } from '../../src/bench/suites/vita';
+import { NOT_JUDGED, runVitaSuite, VITA_FIRST_AGENT_MESSAGE, vitaReport, vitaTranscript, type VitaModelRole } from '../../src/bench/suites/vita';
+import { VITA_FILES, vitaDataFromFiles } from '../../src/envs/vitabench/data';
 import { initialRubricStates } from '../../src/envs/vitabench/evaluator';
 import { loadVitaData } from '../../src/envs/vitabench/fs';
 
@@ -73,5 +76,23 @@ describe('VitaBench suite', () => {
     const stop = await runVitaSuite(data, say(() => 'Bye ###STOP###'), role(user()), null, { k: 1, seed: 0, limit: 1, yieldToEventLoop: false });
     expect(stop.tasks[0].terminations).toEqual(['agent_stop']);
     expect(await runVitaSuite(data, agent, role(user()), null, { k: 1, seed: 0, offset: 100 }).catch((e) => e)).toBeInstanceOf(SuiteInputError);
+  });
+
+  it('the page\'s files: matched by name, the missing ones listed, the other domain\'s tasks refused; transcripts as text', async () => {
+    const picked = (domain: 'delivery' | 'instore') => Object.values(VITA_FILES(domain)).map((f) => ({ name: f.split('/').pop()!, text: readFileSync(join(DATA, f), 'utf8') }));
+    const files = picked('delivery');
+    const got = vitaDataFromFiles('delivery', files);
+    expect(got.tasks.map((t) => t.id)).toEqual(data.tasks.map((t) => t.id));
+    expect(got.prompts).toEqual(data.prompts);
+    expect(got.tools).toEqual(data.tools);
+    expect(() => vitaDataFromFiles('delivery', files.slice(1))).toThrow(/missing tasks_en\.json/);
+    const swapped = [picked('instore')[0], ...files.slice(1)];
+    expect(() => vitaDataFromFiles('delivery', swapped)).toThrow(/holds in-store consumption tasks, not delivery ones/);
+    expect(() => vitaDataFromFiles('instore', files)).toThrow(/missing instore\.tools\.en\.json/);
+    const r = await runVitaSuite(data, agent, role(user()), null, { k: 1, seed: 0, limit: 1, yieldToEventLoop: false });
+    const lines = vitaTranscript(r.tasks[0].messages![0]);
+    expect(lines.map((l) => l.role)).toEqual(['assistant', 'user', 'assistant', 'tool', 'assistant', 'user']);
+    expect(lines[2].text).toBe('get_user_historical_behaviors({})');
+    expect(JSON.parse(JSON.stringify(lines))).toEqual(lines);
   });
 });

@@ -15,7 +15,7 @@ import { hashSeed } from '../../agent/rollout-config';
 import { stripThink } from '../../agent/protocol';
 import type { ChatFormat } from '../../agent/chatTemplate';
 import type { TextGenerator } from '../../engine/generator';
-import { pyRepr } from '../../envs/python';
+import { pyJsonDumps, pyRepr } from '../../envs/python';
 import type { VitaData, VitaTask } from '../../envs/vitabench/data';
 import { VitaEnv } from '../../envs/vitabench/env';
 import { evaluateTrajectory, isSuccessful, passHatK, pyFormat, type TerminationReason, type VitaJudge, type VitaMessage, type VitaRewardInfo } from '../../envs/vitabench/evaluator';
@@ -256,6 +256,18 @@ export async function runVitaSuite(data: VitaData, agent: SuiteAgent, user: Vita
     });
   }
   return { tasks: results, judged: judge !== null, generations: gens, overflows, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** One message of a conversation as plain text (structured-clone safe: tool arguments keep Python's JSON). */
+export interface VitaTranscriptLine { role: 'assistant' | 'user' | 'tool'; text: string; error?: boolean }
+
+/** A trajectory for display and comparison: tool calls as `name({...})`, tool results with their error flag. */
+export function vitaTranscript(messages: readonly VitaMessage[]): VitaTranscriptLine[] {
+  return messages.map((m) => {
+    if (m.role === 'tool') return { role: 'tool', text: m.content, ...(m.error ? { error: true } : {}) };
+    const calls = m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => `${c.name}(${pyJsonDumps(c.arguments ?? {}, { ensureAscii: false })})`) : [];
+    return { role: m.role, text: [m.content ?? '', ...calls].filter((x) => x !== '').join('\n') };
+  });
 }
 
 // ---- the report ---------------------------------------------------------------------------------------------

@@ -113,3 +113,29 @@ export const VITA_FILES = (domain: VitaDomain) => ({
   agentPrompt: 'prompts/agent_system_prompt.yaml', userPrompt: 'prompts/user_system_prompt.yaml',
   judgePrompt: 'prompts/sliding_window_eval_template.yaml', holidays: 'reference/holidays_china.C.json',
 });
+
+/** The `domain` field the tasks of each domain carry. */
+export const VITA_TASK_DOMAIN: Record<VitaDomain, string> = { delivery: 'delivery', instore: 'in-store consumption' };
+
+/** The names of the files a domain needs, as a browser gives picked files (no folders): the last part of VITA_FILES. */
+export const vitaFileNames = (domain: VitaDomain): VitaDataTexts =>
+  Object.fromEntries(Object.entries(VITA_FILES(domain)).map(([k, p]) => [k, p.split('/').pop()!])) as unknown as VitaDataTexts;
+
+/**
+ * A domain's data from picked files matched by name. Both domains' tasks files are named tasks_en.json, so the
+ * tasks' own `domain` field decides whether the right one was picked.
+ */
+export function vitaDataFromFiles(domain: VitaDomain, files: readonly { name: string; text: string }[]): VitaData {
+  const names = vitaFileNames(domain);
+  const texts: Partial<VitaDataTexts> = {};
+  const missing: string[] = [];
+  for (const [key, name] of Object.entries(names) as [keyof VitaDataTexts, string][]) {
+    const f = files.find((x) => x.name.split('/').pop() === name);
+    if (f) texts[key] = f.text; else missing.push(name);
+  }
+  if (missing.length) throw new VitaTaskError(`missing ${missing.join(', ')} (see ${Object.values(VITA_FILES(domain)).join(', ')} under the data root)`);
+  const data = vitaDataFromTexts(domain, texts as VitaDataTexts);
+  const other = data.tasks.find((t) => t.domain !== VITA_TASK_DOMAIN[domain]);
+  if (other) throw new VitaTaskError(`${names.tasks} holds ${other.domain} tasks, not ${VITA_TASK_DOMAIN[domain]} ones: pick ${VITA_FILES(domain).tasks}`);
+  return data;
+}

@@ -210,6 +210,7 @@ export function BudgetSweep() {
 const PAPER_SUITES = [
   { suite: 'BFCL-v4 multi-turn (any category file)', how: 'Paper suites panel above (pick the files), or npm run eval -- --suite bfcl --questions FILE --answers FILE --model DIR|HF|ground-truth' },
   { suite: 'τ²-bench (retail, mock)', how: 'Paper suites panel above (pick the domain files), or npm run eval -- --suite tau2 --domain DIR --model … --user scripted|--user-model …' },
+  { suite: 'VitaBench (delivery, in-store)', how: 'Paper suites panel above (pick the domain\'s files; a judge model, or "not judged"), or npm run eval -- --suite vita --domain delivery|instore --model … --user-model … [--judge-model …]' },
 ];
 
 export function EvalSuites(props: { yourRun: BenchEvalResult | null; yourRunStale: boolean }) {
