@@ -1,6 +1,7 @@
 // VitaBench in the Benchmarks page's paper suites panel, in the worker: the delivery domain's files picked in the
-// page (in two goes: they live in four folders of shared/data/vitabench), a shipped model as agent, user and judge,
-// greedy, seed 7, 2 tasks cut at 40 steps. The browser's per-task results equal the CLI's
+// page (in several goes: they live in four folders of shared/data/vitabench; the in-store tasks file is refused
+// with a clear error and the other picks stay), a shipped model as agent, user and judge,
+// greedy, seed 7, 2 tasks cut at 20 steps. The browser's per-task results equal the CLI's
 // (`npm run eval -- --suite vita …`, run here through its module), and each task's conversation equals Node's
 // message for message; the run is drawn beside the paper's Vita Avg. Without a judge the page says "not judged" and
 // draws nothing; Cancel stops a full-domain run.
@@ -17,7 +18,7 @@ import { shot } from './helpers';
 const ROOT = resolve(process.cwd(), '../shared/data/vitabench');
 const DOMAIN = 'delivery';
 const MODEL = 'files-starter-small';
-const SEED = 7, LIMIT = 2, MAX_STEPS = 40;
+const SEED = 7, LIMIT = 2, MAX_STEPS = 20;
 const FILES = Object.values(VITA_FILES(DOMAIN)).map((f) => join(ROOT, f));
 
 test.use({ viewport: { width: 1440, height: 900 } });
@@ -55,13 +56,18 @@ test('VitaBench delivery, 2 tasks: the browser\'s per-task results and conversat
   await panel.getByTestId('suite-model').selectOption(MODEL);
   await panel.getByTestId('suite-vita-domain').selectOption(DOMAIN);
   await panel.getByTestId('suite-vita-judge').selectOption('policy');
-  // The tasks file first, then the rest: picks add up, and the panel lists what is still missing.
-  await panel.getByTestId('suite-vita-files-input').setInputFiles(FILES.slice(0, 1));
-  await expect(panel.getByTestId('suite-vita-files')).toContainText('Still missing');
-  await expect(panel.getByTestId('suite-run')).toBeDisabled();
+  // Picks add up (the files live in four folders) and the panel lists what is still missing.
   await panel.getByTestId('suite-vita-files-input').setInputFiles(FILES.slice(1));
-  await expect(panel.getByTestId('suite-vita-files')).toHaveAttribute('data-missing', '[]');
+  await expect(panel.getByTestId('suite-vita-files')).toHaveAttribute('data-missing', '["tasks_en.json"]');
+  await expect(panel.getByTestId('suite-run')).toBeDisabled();
   await fill(page, { k: '1', temperature: '0', seed: String(SEED), maxSteps: String(MAX_STEPS), limit: String(LIMIT) });
+  // The other domain's tasks_en.json: the worker refuses it by its tasks' domain, and the other picks stay.
+  await panel.getByTestId('suite-vita-files-input').setInputFiles(join(ROOT, VITA_FILES('instore').tasks));
+  await expect(panel.getByTestId('suite-vita-files')).toHaveAttribute('data-missing', '[]');
+  await panel.getByTestId('suite-run').click();
+  await expect(panel.getByRole('alert')).toContainText('holds in-store consumption tasks, not delivery ones', { timeout: 60_000 });
+  await panel.getByTestId('suite-vita-files-input').setInputFiles(FILES[0]);
+  await expect(panel.getByTestId('suite-vita-files')).toHaveAttribute('data-missing', '[]');
   await panel.getByTestId('suite-run').click();
   await expect(panel.getByTestId('suite-report')).toHaveAttribute('data-suite', 'vita', { timeout: 120_000 });
 
