@@ -1,0 +1,96 @@
+// npx tsx scripts/error-foresight.ts MODEL_DIR [WORLD] [TASKS] [--out FILE]
+// Does the Rehearse role foresee the calls the real environment rejects? The policy plays the first TASKS train tasks
+// × 4 in the real environment (T 1, seed 0: the gate's real-mode protocol); every call becomes a Rehearse prompt
+// (the exact prompt the rollout builds there, real results in the history) and the model's teacher-forced
+// p("error" | prompt, `<execution_result>\n{"`) is read at the decision token. Errors split into the episode's first
+// (foreseeing it needs the state: where the agent is, what exists) and later ones (an earlier error is in the history).
+// Sampled at T 1 this probability is the chance the Rehearse role imagines the error; 95% bootstrap over tasks.
+import { writeFile } from 'node:fs/promises';
+import { profileFromConfig, rolloutSettings } from '../src/agent/profile';
+import { sftExperienceExamples } from '../src/agent/sft';
+import { rollout } from '../src/agent/rollout';
+import { bootstrapStatistic } from '../src/bench/stats';
+import { loadModelFolder } from '../src/engine/modelFolder';
+import { nodeRuntime } from '../src/engine/runtime-node';
+import { samplerFromFolder } from '../src/engine/sampler';
+import { BPETokenizer } from '../src/engine/tokenizer';
+import { Model, makeLmBatch } from '../src/engine/trainer-core';
+import { getWorld } from '../src/envs/worlds/index';
+
+const argv = process.argv.slice(2);
+const outAt = argv.indexOf('--out');
+const out = outAt >= 0 ? argv.splice(outAt, 2)[1] : undefined;
+const [dir, world = 'files', nTasks = '32'] = argv;
+if (!dir) throw new Error('usage: npx tsx scripts/error-foresight.ts MODEL_DIR [WORLD] [TASKS] [--out FILE]');
+const K = 4, SEED = 0;
+const folder = await loadModelFolder(dir);
+const profile = profileFromConfig(folder.rawConfig);
+const tok = new BPETokenizer(folder.tokenizerJson);
+const rt = nodeRuntime();
+const policy = await samplerFromFolder(folder, rt, { name: 'policy', mode: 'fast' });
+const tasks = getWorld(world).tasks({ split: 'train', count: Number(nTasks), offset: 0 });
+const specs = tasks.flatMap((task, ti) => Array.from({ length: K }, (_, sample) => ({ task, ti, sample, groupId: task.id })));
+const trajs = await rollout(specs, { ...rolloutSettings(profile), mode: 'real', policy, seed: SEED, keepPrompts: false, act: { ...profile.act, temperature: 1 } });
+await policy.release();
+const T = folder.config.max_position_embeddings;
+const { examples } = await sftExperienceExamples(trajs.map((trajectory, j) => ({ task: specs[j].task, trajectory })), { rollout: rolloutSettings(profile), maxContext: T, countTokens: (s) => tok.encode(s).length });
+
+// Each example's task index: examples come in episode order, tagged `${taskId}#${seed}`.
+const taskIndex = new Map(tasks.map((t, i) => [t.id, i]));
+const probe = tok.encode('\n<execution_result>\n{"error');
+type Row = { ids: number[]; at: number; task: number; kind: 'success' | 'first' | 'later'; p: number };
+const erred = new Set<string>();
+const rows: Row[] = examples.map((e) => {
+  const p = tok.encode(e.prompt);
+  const err = /^\s*<execution_result>\s*\{"error/.test(e.target);
+  const kind = !err ? 'success' : erred.has(e.taskId) ? 'later' : 'first';
+  if (err) erred.add(e.taskId);
+  return { ids: [...p, ...probe], at: p.length + probe.length - 2, task: taskIndex.get(e.taskId.split('#')[0]) ?? -1, kind, p: NaN };
+});
+const model = new Model(folder.config, rt, folder.params, { seed: SEED });
+const B = 4;
+const fits = rows.filter((r) => r.ids.length <= T);
+for (let i = 0; i < fits.length; i += B) {
+  const chunk = fits.slice(i, i + B);
+  const ids = chunk.map((r) => r.ids);
+  while (ids.length < B) ids.push(ids[0]);
+  const lp = (await model.score(makeLmBatch(ids, T, { pad: 0 }))).logprobs;
+  chunk.forEach((r, j) => { r.p = Math.exp(lp[j * T + r.at]); });
+  if (i % 64 === 0) process.stderr.write(`\rscored ${i + chunk.length} / ${fits.length}`);
+}
+process.stderr.write('\n');
+await model.dispose();
+
+const byTask = Array.from({ length: tasks.length }, () => ({ first: [] as number[], later: [] as number[], success: [] as number[] }));
+for (const r of fits) byTask[r.task][r.kind].push(r.p);
+const pooled = (kind: 'first' | 'later' | 'success', f: (p: number) => number = (p) => p) => (idx: Int32Array) => {
+  let s = 0, n = 0;
+  for (const i of idx) for (const p of byTask[i][kind]) { s += f(p); n++; }
+  return n ? s / n : NaN;
+};
+const auc = (kind: 'first' | 'later') => (idx: Int32Array) => {
+  const pos = [...idx].flatMap((i) => byTask[i][kind]), neg = [...idx].flatMap((i) => byTask[i].success);
+  if (!pos.length || !neg.length) return NaN;
+  neg.sort((a, b) => a - b);
+  let wins = 0;
+  for (const x of pos) { let lo = 0, hi = neg.length; while (lo < hi) { const m = (lo + hi) >> 1; if (neg[m] < x) lo = m + 1; else hi = m; } wins += lo; }
+  return wins / (pos.length * neg.length);
+};
+const est = (stat: (idx: Int32Array) => number) => { const e = bootstrapStatistic(tasks.length, stat, { seed: SEED, resamples: 1000 }); return { mean: +e.mean.toFixed(4), ci95: e.ci95.map((x) => +x.toFixed(4)) }; };
+const count = (kind: Row['kind']) => fits.filter((r) => r.kind === kind).length;
+const report = {
+  model: dir, world,
+  protocol: { command: `npx tsx scripts/error-foresight.ts ${dir} ${world} ${nTasks}`, tasks: tasks.length, split: 'train', offset: 0, k: K, temperature: 1, seed: SEED, resamples: 1000, interval: '95% bootstrap over tasks' },
+  calls: fits.length, over_context: rows.length - fits.length,
+  counts: { success: count('success'), first_error: count('first'), later_error: count('later') },
+  p_error_on_first_errors: est(pooled('first')),
+  p_error_on_later_errors: est(pooled('later')),
+  p_error_on_successes: est(pooled('success')),
+  first_errors_above_half: fits.filter((r) => r.kind === 'first' && r.p > 0.5).length,
+  successes_above_half: fits.filter((r) => r.kind === 'success' && r.p > 0.5).length,
+  auc_first_vs_success: est(auc('first')),
+  auc_later_vs_success: est(auc('later')),
+};
+const text = JSON.stringify(report, null, 2) + '\n';
+if (out) await writeFile(out, text);
+process.stdout.write(text);
