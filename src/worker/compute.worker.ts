@@ -105,6 +105,7 @@ const api = {
   ...(typeof __ENVACE_E2E__ !== 'undefined' && __ENVACE_E2E__ ? {
     trainDebugLoseDevice: (real?: boolean) => train.debugLoseDevice(real),
     trainDebugStallBefore: (step: number) => train.debugStallBefore(step),
+    trainDebugReleaseStall: () => train.debugReleaseStall(),
     trainDebugPoisonNextStep: () => train.debugPoisonNextStep(),
     trainDebugMemory: () => train.debugMemory(),
     /** The worker ends from inside, as a crash would: 'close' ends it, 'throw' raises an uncaught error. */

@@ -257,6 +257,8 @@ export type TrainEvent =
   /** Inside a step: each rollout round, each model's update, and the held-out evaluation after a step. */
   | { type: 'progress'; runId: string; progress: StepProgress | { phase: 'eval'; step: number; tasks: number } }
   | { type: 'eval'; runId: string; metrics: EvalMetrics }
+  /** A Pause was read: the run stops after `afterStep` (and that step's held-out evaluation, when `evaluation`). */
+  | { type: 'pausing'; runId: string; afterStep: number; evaluation: boolean }
   | { type: 'checkpoint'; runId: string; step: number; bytes: number; ms: number }
   | { type: 'backend'; runId: string; change: BackendSwitch }
   | { type: 'log'; runId: string; text: string };

@@ -21,6 +21,7 @@ import type { BackendKind, BackendSwitch, ExportedFolder, SavedRun, TrainEvent, 
 import { ort, type WebRuntime } from './runtime-web';
 import { buildTinyFolder, TINY_MODEL, withMaxNewTokens } from './train-tiny';
 import { trackWasmMemory, wasmMemoryBytes } from './wasm-memory';
+import { yieldingRuntime } from './yielding-runtime';
 
 export type TrainListener = (e: TrainEvent) => unknown;
 
@@ -68,6 +69,8 @@ interface Run {
   signalLost: (reason: string) => void;
   pauseRequested: boolean;
   stopRequested: boolean;
+  /** The step (1-based) oneStep is running; null between steps. A Pause lets this step finish. */
+  stepping: number | null;
   loop: Promise<void> | null;
 }
 
@@ -79,8 +82,9 @@ let simulateLoss = false;
 const E2E_HOOKS = typeof __ENVACE_E2E__ !== 'undefined' && __ENVACE_E2E__ === true;
 // Before ORT's init creates its wasm memory, so a soak run can watch that memory over hundreds of steps.
 if (E2E_HOOKS) trackWasmMemory();
-/** Debug: the loop hangs before this step (1-based), as a wedged worker would, until it is terminated. */
+/** Debug: the loop hangs before this step (1-based), as a wedged worker would, until it is terminated or released. */
 let stallBefore = 0;
+let releaseStall: (() => void) | null = null;
 /** Debug: poison the policy before the next step so the trainer's NaN/Inf guard has something to catch. */
 let poisonNext = false;
 
@@ -132,7 +136,8 @@ function build(req: TrainRequest, folder: ModelFolder, runtime: Runtime): { trai
   const deferred = new DeferredStore(checkpoints());
   // Progress inside a step (rollout rounds, then the update) reaches the page as it happens.
   const onProgress = (progress: StepProgress) => emit({ type: 'progress', runId: req.runId, progress });
-  const trainer = makeTrainer(folder, runtime, req.spec, { runId: req.runId, store: deferred, log, onProgress });
+  // Yielding: a Pause sent mid-step is read mid-step, so the page can name the step before the run stops.
+  const trainer = makeTrainer(folder, yieldingRuntime(runtime), req.spec, { runId: req.runId, store: deferred, log, onProgress });
   // The replaced paths are for the browser benchmark only: compiled into the Playwright build, absent from a
   // production worker (tests/build/bundle.test.ts), where asking for them is refused.
   if (req.referencePaths) {
@@ -167,7 +172,7 @@ async function setUp(req: TrainRequest, rt: WebRuntime, resume: boolean): Promis
   lost.catch(() => {}); // observed only through races
   const r: Run = {
     req, folder, trainer, backend: rt.info.kind, state: 'paused', checkpointStep: 0,
-    switches: [], pauseRequested: false, stopRequested: false, loop: null, lost,
+    switches: [], pauseRequested: false, stopRequested: false, stepping: null, loop: null, lost,
     signalLost: (reason) => { r.deviceLost ??= reason; reject(new Error(`WebGPU device lost: ${reason}`)); },
   };
   if (resume && (await trainer.resume())) {
@@ -209,7 +214,14 @@ async function evaluateNow(r: Run): Promise<void> {
 async function oneStep(r: Run): Promise<void> {
   const t = r.trainer;
   const deferred = stores.get(t)!;
+  r.stepping = t.step + 1;
   try {
+    if (E2E_HOOKS && stallBefore && r.stepping === stallBefore) {
+      stallBefore = 0;
+      log(`debug: hanging before step ${r.stepping}`);
+      await new Promise<void>((res) => { releaseStall = res; });
+      releaseStall = null;
+    }
     if (E2E_HOOKS && simulateLoss && r.backend === 'webgpu') {
       simulateLoss = false;
       r.signalLost('simulated device loss (debug hook)');
@@ -244,6 +256,8 @@ async function oneStep(r: Run): Promise<void> {
       return;
     }
     throw e;
+  } finally {
+    r.stepping = null;
   }
 }
 
@@ -299,15 +313,10 @@ function startLoop(r: Run): void {
     // Paused for a full storage: the unsaved checkpoint goes first (pausing again if there is still no room).
     if (r.storageFull) { r.storageFull = undefined; await saveOrPause(r); }
     for (;;) {
-      // One macrotask before each step: ORT-web's WASM runs resolve through microtasks only, so a Pause sent during
-      // step k would otherwise be read inside step k + 1, which then ran too (issue 42).
+      // One macrotask before each step: ORT-web's WASM runs resolve through microtasks only, so a Pause sent after
+      // step k's last graph run would otherwise be read inside step k + 1, which then ran too (issue 42).
       await new Promise<void>((res) => setTimeout(res, 0));
       if (r.trainer.step >= r.trainer.cfg.steps || r.pauseRequested) break;
-      if (E2E_HOOKS && stallBefore && r.trainer.step + 1 === stallBefore) {
-        stallBefore = 0;
-        log(`debug: hanging before step ${r.trainer.step + 1}`);
-        await new Promise(() => {});
-      }
       await oneStep(r);
     }
     if (r.storageFull) r.state = 'paused';
@@ -377,9 +386,23 @@ export async function step(rt: WebRuntime, runId: string, cb?: TrainListener): P
   return resume(rt, runId, cb, { stepOnly: true });
 }
 
-/** Finish the current step, then hold (weights stay in memory; resume continues without reloading). */
+/**
+ * Finish the current step, then hold (weights stay in memory; resume continues without reloading).
+ * The step the run stops after is decided here, where the loop runs, and sent to the page at once ('pausing'):
+ * the step in progress, or between steps the last one finished. The page's own guess (from the progress it
+ * last received) can be a step behind the worker, which had already started the next one (issue 42).
+ */
 export async function pause(): Promise<TrainStatus> {
-  if (run?.loop) { run.pauseRequested = true; await run.loop; }
+  const r = run;
+  if (r?.loop) {
+    r.pauseRequested = true;
+    const afterStep = r.stepping ?? r.trainer.step;
+    const c = r.trainer.cfg;
+    // Only a step still running has its held-out evaluation ahead of it.
+    const evaluation = r.stepping !== null && c.evalEvery > 0 && (afterStep % c.evalEvery === 0 || afterStep === c.steps);
+    emit({ type: 'pausing', runId: r.req.runId, afterStep, evaluation });
+    await r.loop;
+  }
   return status();
 }
 
@@ -464,6 +487,9 @@ export function debugPoisonNextStep(): void { requireHooks(); poisonNext = true;
 
 /** Debug: hang the loop before `step` (a crash drill needs a worker that is provably mid-run when killed). */
 export function debugStallBefore(step: number): void { requireHooks(); stallBefore = step; }
+
+/** Debug: a loop hanging at debugStallBefore's step runs that step after all (a Pause can be sent while it holds). */
+export function debugReleaseStall(): boolean { requireHooks(); const f = releaseStall; f?.(); return f !== null; }
 
 /**
  * Debug: the next WebGPU step behaves as if the device were lost (may be armed before a run starts);

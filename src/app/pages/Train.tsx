@@ -114,20 +114,12 @@ function ChartsInner(props: { runs: RunRecord[] }) {
 
 // ---------- the run bar ----------
 
-/** What a Pause waits for: the step the worker says it is in (or the evaluation after one). */
-function pauseWaitText(r: RunRecord | null): string {
-  const inStep = r?.inStep;
-  if (inStep?.phase === 'eval') return `the held-out evaluation after step ${inStep.step}`;
-  if (inStep) return `step ${inStep.step}`;
-  return `step ${(r?.history[r.history.length - 1]?.step ?? 0) + 1}`;
-}
-
 /**
  * The run's controls and state in one bar that stays on screen (sticky under the top bar) however far the
  * settings column or the charts are scrolled: Start, Pause, Cancel now, Resume, Step, Stop, state, step, ETA.
  */
 function RunBar(props: {
-  active: RunRecord | null; live: boolean; busy: boolean; canContinue: boolean; pausing: string | null;
+  active: RunRecord | null; live: boolean; busy: boolean; canContinue: boolean; pausing: boolean;
   eta: { done: number; total: number; seconds: number | null } | null;
   onStart: () => void; onPause: () => void; onCancel: () => void; error: string | null;
 }) {
@@ -137,7 +129,7 @@ function RunBar(props: {
     <div className="run-bar" data-testid="train-runbar" role="toolbar" aria-label="training run">
       <div className="actions">
         <button className="primary" disabled={live || busy} onClick={props.onStart} title="start a new run with the settings below">Start</button>
-        <button disabled={!live || pausing !== null} onClick={props.onPause} data-testid="train-pause" title="stop after the current step (a step is one rollout batch plus one update)">{pausing !== null ? 'pausing…' : 'Pause'}</button>
+        <button disabled={!live || pausing} onClick={props.onPause} data-testid="train-pause" title="stop after the current step (a step is one rollout batch plus one update)">{pausing ? 'pausing…' : 'Pause'}</button>
         <button disabled={!live} onClick={props.onCancel} data-testid="train-cancel" title="terminate the training worker now (mid-step); Resume continues from the last checkpoint">Cancel now</button>
         <button disabled={!active || live || busy || !canContinue} onClick={() => active && void resumeRun(active.runId)} title="continue the run (from its checkpoint when its worker is gone)">Resume</button>
         <button disabled={!active || live || busy || !canContinue} onClick={() => active && void stepRun(active.runId)} title="one more optimizer step, then pause">Step</button>
@@ -148,9 +140,12 @@ function RunBar(props: {
         {active && p && <span data-testid="train-step">step {p.done} / {p.total}</span>}
         {active && p && <span className="muted" data-testid="train-eta">ETA {fmtSeconds(live ? p.seconds : null)}</span>}
       </span>
-      {live && pausing !== null && (
+      {live && pausing && (
         <div className="run-bar-note" role="status" data-testid="train-pausing">
-          <strong>pausing</strong>: the worker finishes <span data-testid="train-pausing-step">{pauseWaitText(active)}</span> first, then stops (a step cannot stop halfway). <b>Cancel now</b> drops it; Resume then continues from checkpoint @{active?.checkpointStep ?? 0}.
+          {/* The step is the worker's answer, never the page's guess: the page's last progress can be a step behind. */}
+          <strong>pausing</strong>: {active?.pauseAfter
+            ? <>the worker finishes <span data-testid="train-pausing-step">step {active.pauseAfter.step}</span>{active.pauseAfter.evaluation ? ' and its held-out evaluation' : ''} first, then stops</>
+            : <>the worker stops after the step it is in and names it here when it reads the Pause</>} (a step cannot stop halfway). <b>Cancel now</b> drops it; Resume then continues from checkpoint @{active?.checkpointStep ?? 0}.
         </div>
       )}
       {active?.interrupted && active.status?.state !== 'done' && !live && (
@@ -180,15 +175,15 @@ export function TrainPage() {
   const active = runs.find((r) => r.runId === activeId) ?? null;
   const [exported, setExported] = useState<{ name: string; files: [string, Uint8Array][] } | null>(null);
   // Pause takes effect between optimizer steps: until then the page says what it is waiting for — the step the
-  // worker reports it is in (its progress events), not a guess from the last finished step.
-  const [pausing, setPausing] = useState<string | null>(null);
+  // worker answered it stops after (RunRecord.pauseAfter), not a guess from the progress the page last received.
+  const [pausing, setPausing] = useState(false);
   const requestPause = () => {
-    setPausing(pauseWaitText(active));
-    void pauseRun().finally(() => setPausing(null));
+    setPausing(true);
+    void pauseRun().finally(() => setPausing(false));
   };
   // Stops the worker's work now (mid-step): the worker is terminated, Resume continues from the checkpoint.
   // A Pause still waiting on that worker is rejected by the kill (client.ts), so nothing stays busy.
-  const cancelNow = () => { setPausing(null); killWorker(); };
+  const cancelNow = () => { setPausing(false); killWorker(); };
   const variant = variantFor(s['t.mode'], s['t.adv']);
 
   // Start the training worker's ORT init while the user reads the settings, not after Start.

@@ -30,6 +30,8 @@ export interface RunRecord {
   settings?: Record<string, unknown>;
   /** Where the running step is (rollout round, update, evaluation), from the worker; null between steps. */
   inStep?: InStep | null;
+  /** What the worker answered a Pause: the step it stops after (its evaluation too, when due); null until then. */
+  pauseAfter?: { step: number; evaluation: boolean } | null;
   error: string | null;
 }
 
@@ -53,7 +55,7 @@ function restore(): TrainStore {
   const r = readRunHistory<RunRecord>(pageStorage());
   historyWritable = r.writable;
   // The worker did not survive the reload, whatever the stored state says.
-  const runs = distinctRuns(r.stored?.runs ?? []).map((x) => ({ ...(isLive(x) ? { ...x, interrupted: true } : x), inStep: null }));
+  const runs = distinctRuns(r.stored?.runs ?? []).map((x) => ({ ...(isLive(x) ? { ...x, interrupted: true } : x), inStep: null, pauseAfter: null }));
   return { runs, activeId: r.stored?.activeId ?? null, busy: false, error: null, storageProblem: r.problem };
 }
 
@@ -82,7 +84,7 @@ function onEvent(e: TrainEvent): void {
   switch (e.type) {
     case 'status':
       // Switches are kept here, not taken from the status: the worker that switched is gone after one.
-      if (e.status.runId) patch(e.status.runId, (r) => ({ status: e.status, checkpointStep: e.status.checkpointStep, error: e.status.error ?? null, interrupted: false, inStep: e.status.state === 'running' ? r.inStep : null }));
+      if (e.status.runId) patch(e.status.runId, (r) => ({ status: e.status, checkpointStep: e.status.checkpointStep, error: e.status.error ?? null, interrupted: false, inStep: e.status.state === 'running' ? r.inStep : null, pauseAfter: e.status.state === 'running' ? r.pauseAfter : null }));
       break;
     case 'history':
       patch(e.runId, () => ({ history: e.history, evals: e.evals }));
@@ -114,6 +116,12 @@ function onEvent(e: TrainEvent): void {
       break;
     case 'progress':
       patch(e.runId, () => ({ inStep: e.progress }));
+      break;
+    case 'pausing':
+      patch(e.runId, (r) => ({
+        pauseAfter: { step: e.afterStep, evaluation: e.evaluation },
+        logs: addLog(r, `pause read by the worker: the run stops after step ${e.afterStep}${e.evaluation ? ' and its held-out evaluation' : ''}`),
+      }));
       break;
   }
 }
@@ -197,7 +205,12 @@ export async function stepRun(runId: string): Promise<void> {
   await continueRun(runId, (w) => w.api.trainStep(runId, listener));
 }
 
-export async function pauseRun(): Promise<void> { applyStatus(await call(() => trainWorker().api.trainPause())); }
+/** The page names the step only once the worker says which (its 'pausing' event); an older answer is dropped. */
+export async function pauseRun(): Promise<void> {
+  const id = useRuns.getState().activeId;
+  if (id) patch(id, () => ({ pauseAfter: null }));
+  applyStatus(await call(() => trainWorker().api.trainPause()));
+}
 export async function stopRun(): Promise<void> { applyStatus(await call(() => trainWorker().api.trainStop())); }
 
 /** A lost GPU leaves ORT-web wedged in its worker: replace the worker and continue from the checkpoint. */
