@@ -217,6 +217,52 @@ export async function sftRepeatErrorExamples(tasks: Task[], pick: (n: number) =>
   return out;
 }
 
+/**
+ * Rehearse rows for a name used in the wrong place: one reference call with a string argument swapped for another
+ * string the task's reference uses elsewhere (`cat notes.txt` → `cat plan.md`, where plan.md lives in another
+ * folder), kept where the real environment, after the reference calls before it, rejects it. This is the sampled
+ * policy's commonest first error (a name it has seen, from a state where it does not apply); the expert never makes
+ * it, and `--error-share`'s invented names are decidable without reading the state. Only that Rehearse row is kept.
+ */
+export async function sftSwapErrorExamples(tasks: Task[], pick: (n: number) => number, opts: SftOptions = {}): Promise<SftExample[]> {
+  const format = opts.rollout?.format ?? compactFormat;
+  const out: SftExample[] = [];
+  for (const task of tasks) {
+    const ref = task.reference as Message[];
+    const calls = ref.flatMap((m) => (m.role === 'assistant' ? m.toolCalls ?? [] : []));
+    const names = [...new Set(calls.flatMap((c) => Object.values(c.arguments).filter((v): v is string => typeof v === 'string' && v !== '..')))];
+    // Every (call, argument, other name) swap the environment rejects at that point of the reference.
+    const candidates: { k: number; broken: ToolCall; obs: { text: string; error: boolean } }[] = [];
+    calls.forEach((c, k) => {
+      for (const [key, v] of Object.entries(c.arguments)) {
+        if (typeof v !== 'string') continue;
+        for (const other of names) {
+          if (other === v) continue;
+          const broken = { name: c.name, arguments: { ...c.arguments, [key]: other } };
+          const env = task.makeEnv();
+          for (let i = 0; i < k; i++) env.call(calls[i].name, calls[i].arguments);
+          let obs;
+          try { obs = env.call(broken.name, broken.arguments); } catch { continue; }
+          if (rejected(obs)) candidates.push({ k, broken, obs });
+        }
+      }
+    });
+    if (candidates.length === 0) continue;
+    const { k, broken, obs } = candidates[pick(candidates.length)];
+    const script = scriptOf(task);
+    let seen = 0;
+    script.acts = ref.filter((m) => m.role === 'assistant').map((m) => {
+      if (!m.toolCalls?.length) return m.content;
+      return formatAct(undefined, m.toolCalls.map((c) => (seen++ === k ? broken : c)));
+    });
+    script.results = [...script.results.slice(0, k), formatRehearse(undefined, toResultJson(obs.text))];
+    const row = await scriptedRehearseRow(task, script, k, opts);
+    if (!row?.prompt || row.call?.name !== broken.name || JSON.stringify(row.call.arguments) !== JSON.stringify(broken.arguments)) continue;
+    out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: stripStop(row.text, format.stop) + (format.stop[0] ?? '') });
+  }
+  return out;
+}
+
 export interface ExperienceResult {
   examples: SftExample[];
   /** Episodes whose replay reproduced the real conversation message for message (their rows are kept). */

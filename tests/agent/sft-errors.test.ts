@@ -1,7 +1,7 @@
 // Error examples for the Rehearse role: a broken reference call and the real environment's answer to it.
 import { describe, expect, it } from 'vitest';
 import { LEAN_PROFILE, rolloutSettings } from '../../src/agent/profile';
-import { CALL_CORRUPTIONS, corruptCall, sftErrorExamples, sftRepeatErrorExamples } from '../../src/agent/sft';
+import { CALL_CORRUPTIONS, corruptCall, sftErrorExamples, sftRepeatErrorExamples, sftSwapErrorExamples } from '../../src/agent/sft';
 import { parseRehearse, validateCall } from '../../src/agent/protocol';
 import { REHEARSE_MARKER } from '../../src/agent/prompts';
 import { Rng } from '../../src/engine/rng';
@@ -63,5 +63,27 @@ describe('repeated calls', () => {
     }
     // Several tools, not only cd.
     expect(new Set(ex.map((e) => /name: (\w+)/.exec(e.prompt.slice(e.prompt.lastIndexOf('Call to execute:')))![1])).size).toBeGreaterThan(1);
+  });
+
+  it('files: a name the task uses elsewhere, swapped into a call where the state rejects it; the target is the real error', async () => {
+    const tasks = getWorld('files').tasks({ split: 'train', count: 24 });
+    const rng = new Rng(9);
+    const ex = await sftSwapErrorExamples(tasks, (n) => rng.int(n), { rollout: rolloutSettings(LEAN_PROFILE), maxContext: 1024, countTokens: (s) => Math.ceil(s.length / 4) });
+    expect(ex.length).toBeGreaterThan(6);
+    expect(new Set(ex.map((e) => e.taskId)).size).toBe(ex.length);
+    for (const e of ex) {
+      const task = tasks.find((t) => t.id === e.taskId)!;
+      const refCalls = (task.reference as { role: string; toolCalls?: { name: string; arguments: Record<string, unknown> }[] }[]).flatMap((m) => (m.role === 'assistant' ? m.toolCalls ?? [] : []));
+      const p = parseRehearse(e.target.replace(/<\|end\|>$/, ''));
+      expect(p.ok).toBe(true);
+      expect(JSON.stringify(p.ok && p.value)).toMatch(/error/i);
+      // Every string it passes is a name the expert's calls use (the call may even be one the expert makes from another
+      // state: the 'reference' class of the gate's misses).
+      const call = e.prompt.slice(e.prompt.lastIndexOf('Call to execute:'));
+      const name = /name: (\w+)/.exec(call)![1];
+      const args = JSON.parse(/arguments: (\{.*\})/.exec(call)![1]) as Record<string, unknown>;
+      const used = new Set(refCalls.flatMap((c) => Object.values(c.arguments)));
+      for (const v of Object.values(args)) if (typeof v === 'string') expect(used.has(v)).toBe(true);
+    }
   });
 });
