@@ -1,8 +1,8 @@
 // Issue 42, "the first hour, round three": one test per numbered finding (point 0 is e2e/first-run.spec.ts).
 //  1 rehearse-first works by default (a memory-trained policy preselected and named; unparsable runs said in words);
 //  2 Benchmarks opens on its headline chart and verdict; 3 inputs never widen the page; 4 the held-out change can be
-//  judged; 5 runs told apart; 7 the suites panel; 8 jargon explained (point 6, Pause, has no reliable check yet:
-//  see the issue-42 report); 9 links reproduce Train and Benchmarks; 10 phone bars.
+//  judged; 5 runs told apart; 7 the suites panel; 8 jargon explained (point 6, Pause names the step it
+//  stops after: e2e/train-pause.spec.ts and tests/worker/train-pause.test.ts); 9 links reproduce Train and Benchmarks; 10 phone bars.
 // Screenshots of each page's first screen at 1440 and 390 px go to docs/screenshots/first-screen/.
 
 import { expect, test, type Page } from '@playwright/test';
