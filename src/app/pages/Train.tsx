@@ -4,8 +4,9 @@
 
 import { memo, useEffect, useState } from 'react';
 import { VARIANTS, type VariantName } from '../../rl/advantages';
-import type { EvalMetrics, StepMetrics, TrainRequest } from '../../worker/protocol';
-import { RunsChart, type ChartLine } from '../components/train/RunsChart';
+import type { TrainRequest } from '../../worker/protocol';
+import { countRender, RunsChart } from '../components/train/RunsChart';
+import { curveCharts, trainsRehearse } from '../components/train/curves';
 import { Diagnostics } from '../components/train/DiagnosticsPanel';
 import { specFromSettings, variantFor } from '../components/train/spec';
 import { download, fileType, folderBundle, metricsCsv, metricsJson } from '../components/train/exports';
@@ -14,7 +15,6 @@ import {
 } from '../components/train/runs';
 import { trainWorker } from '../components/train/client';
 import { StepProgress } from '../components/train/StepProgress';
-import { heldOutChange } from '../components/train/heldOut';
 import { DEFAULT_TRAIN_STARTER, TINY_MODEL_ID, watchingLine, WHY_DEFAULT, WHY_DEFAULT_DOC } from '../components/train/preset';
 import { TRAINER_LOSS_AGG_DEFAULT } from '../../shared/trainDefaults';
 import { ErrorBox, Field, fmt, fmtBytes, NA, Panel, Term } from '../components/ui';
@@ -60,24 +60,6 @@ function stateText(r: RunRecord): string {
 
 // ---------- charts ----------
 
-type StepKey = Exclude<{ [K in keyof StepMetrics]-?: StepMetrics[K] extends number ? K : never }[keyof StepMetrics], undefined>;
-type EvalKey = { [K in keyof EvalMetrics]-?: EvalMetrics[K] extends number ? K : never }[keyof EvalMetrics];
-
-const stepLine = (r: RunRecord, k: StepKey, suffix = '', dashed = false): ChartLine => ({
-  id: `${r.runId}:${k}`, label: `${r.label}${suffix}`, color: r.color, dashed, points: r.history.map((m) => ({ x: m.step, y: m[k] })),
-});
-const evalLine = (r: RunRecord, k: EvalKey, suffix = '', dashed = false): ChartLine => ({
-  id: `${r.runId}:eval:${k}`, label: `${r.label}${suffix}`, color: r.color, dashed, points: r.evals.map((e) => ({ x: e.step, y: e[k] })),
-});
-// Probe fidelity fields are optional (runs recorded before probes existed) and null for a label without probes.
-const probeLine = (r: RunRecord, k: 'recallF1' | 'inferenceF1' | 'noHintsF1', suffix: string, dash?: string): ChartLine => ({
-  id: `${r.runId}:eval:${k}`, label: `${r.label}${suffix}`, color: r.color, dash, points: r.evals.map((e) => ({ x: e.step, y: e[k] ?? null })),
-});
-const trainsRehearse = (r: RunRecord) => VARIANTS[r.request.spec.variant ?? 'envace'].trainRoles.includes('rehearse');
-/** Train rollouts imagine tool results (rehearsal, simulator); in real mode nothing is imagined, so no fidelity. */
-const imagines = (r: RunRecord) => VARIANTS[r.request.spec.variant ?? 'envace'].rolloutMode !== 'real';
-const variantLabel = (r: RunRecord) => VARIANTS[r.request.spec.variant ?? 'envace'].label.split(' (')[0];
-
 // The charts are the page's main-thread cost (ten here, eight in Diagnostics); log lines, checkpoint notices and status changes must
 // not redraw them (on a loaded machine that lag delayed event handling by seconds).
 const Charts = memo(ChartsInner, (a, b) => a.runs.length === b.runs.length && a.runs.every((r, i) => {
@@ -86,25 +68,7 @@ const Charts = memo(ChartsInner, (a, b) => a.runs.length === b.runs.length && a.
 }));
 
 function ChartsInner(props: { runs: RunRecord[] }) {
-  const runs = props.runs;
-  const skipped = [...new Set(runs.flatMap((r) => r.history.filter((m) => m.skipped).map((m) => m.step)))];
-  const perRole = (a: StepKey, b: StepKey) => runs.flatMap((r) => [stepLine(r, a, ' act'), ...(trainsRehearse(r) ? [stepLine(r, b, ' rehearse', true)] : [])]);
-  // A role or a measure a run's variant does not have is not drawn as 0: the chart says n/a for that run.
-  const noRehearse = runs.filter((r) => !trainsRehearse(r)).map((r) => `${r.label}: n/a — ${variantLabel(r)} trains the Act role only (no Rehearse rows)`);
-  const noTrainFidelity = runs.filter((r) => !imagines(r)).map((r) => `${r.label}: train-rollout fidelity n/a — in real mode every tool result is real, nothing is imagined`);
-  const charts: { id: string; title: string; note?: string; lines: ChartLine[]; domain?: [number, number]; notes?: string[] }[] = [
-    { id: 'reward-role', title: 'reward per role', note: 'solid Act · dashed Rehearse', lines: perRole('rewardAct', 'rewardRehearse'), notes: noRehearse },
-    { id: 'adv-mean', title: 'advantage mean per role', note: '≈0 with a role-wise baseline', lines: perRole('advActMean', 'advRehearseMean'), notes: noRehearse },
-    { id: 'adv-abs', title: 'advantage |A| per role', lines: perRole('advActAbs', 'advRehearseAbs'), notes: noRehearse },
-    { id: 'success', title: 'held-out real-env success', note: 'dashed: checklist score', lines: runs.flatMap((r) => [evalLine(r, 'success'), evalLine(r, 'checklist', ' checklist', true)]), domain: [0, 1],
-      notes: runs.flatMap((r) => heldOutChange(r.label, r.evals) ?? []) },
-    { id: 'fidelity', title: 'rehearsal fidelity F1', note: 'solid eval · dashed train rollouts', lines: runs.flatMap((r) => [evalLine(r, 'fidelityF1', ' eval'), ...(imagines(r) ? [stepLine(r, 'fidelityF1', ' train', true)] : [])]), domain: [0, 1], notes: noTrainFidelity },
-    { id: 'fidelity-probes', title: 'probe fidelity F1: recall vs inference', note: 'solid recall (a hint holds the answer) · dashed inference (none does) · dotted all probes, hints off', lines: runs.flatMap((r) => [probeLine(r, 'recallF1', ' recall'), probeLine(r, 'inferenceF1', ' inference', '4 3'), probeLine(r, 'noHintsF1', ' hints off', '1 3')]), domain: [0, 1] },
-    { id: 'kl', title: 'KL', note: 'solid ppo_kl (a mean log-ratio: can be negative) · dashed kl_loss', lines: runs.flatMap((r) => [stepLine(r, 'ppoKl'), stepLine(r, 'klLoss', ' kl_loss', true)]) },
-    { id: 'loss', title: 'policy loss', lines: runs.map((r) => stepLine(r, 'loss')) },
-    { id: 'tokens-per-s', title: 'rollout tokens / s', lines: runs.map((r) => stepLine(r, 'rolloutTokensPerS')) },
-    { id: 'seconds-per-step', title: 'seconds per step', note: 'dashed: update only', lines: runs.flatMap((r) => [stepLine(r, 'secondsPerStep'), stepLine(r, 'updateSeconds', ' update', true)]) },
-  ];
+  const { charts, skipped } = curveCharts(props.runs);
   return (
     <div className="chart-grid">
       {charts.map((c) => <RunsChart key={c.id} testId={c.id} title={c.title} note={c.note} lines={c.lines} markers={skipped} domain={c.domain} notes={c.notes} />)}
@@ -167,6 +131,7 @@ if (typeof __ENVACE_E2E__ !== 'undefined' && __ENVACE_E2E__) {
 }
 
 export function TrainPage() {
+  countRender('page');
   const s = useApp((st) => st.settings);
   const set = useApp((st) => st.set);
   const worlds = useApp((st) => st.worlds);
