@@ -2,7 +2,7 @@
 // the page re-renders or switches tabs); the page sends start/pause/resume/step/stop and draws what the
 // worker streams. Settings live in the URL; runs (and their curves) in a localStorage-backed store.
 
-import { memo, useEffect, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { VARIANTS, type VariantName } from '../../rl/advantages';
 import type { TrainRequest } from '../../worker/protocol';
 import { countRender, RunsChart } from '../components/train/RunsChart';
@@ -74,6 +74,34 @@ function ChartsInner(props: { runs: RunRecord[] }) {
       {charts.map((c) => <RunsChart key={c.id} testId={c.id} title={c.title} note={c.note} lines={c.lines} markers={skipped} domain={c.domain} notes={c.notes} />)}
     </div>
   );
+}
+
+// Redrawing the charts costs the page's thread about 0.3 s per step on this 2-core box, nearly all of it inside
+// recharts (scripts/train-render-cost.ts), which is longer than a step of a small run: redrawn after every step, the page
+// fell ever further behind the worker and handled a click seconds after the step it aimed at. While a run is live the
+// charts take up its steps at most once a second (the latest always arrives); counters and the run bar stay per event.
+const CHART_REDRAW_MS = 1000;
+
+/**
+ * `value`, taken up at most once per `everyMs` (the latest value always arrives); at once when `everyMs` is 0. One timer
+ * is kept until it fires, whatever arrives meanwhile: restarting it per update would starve it under a stream of them.
+ */
+function useAtMostEvery<T>(value: T, everyMs: number): T {
+  const [shown, setShown] = useState(value);
+  const latest = useRef(value);
+  const last = useRef(-Infinity);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => {
+    latest.current = value;
+    if (Object.is(value, shown) || timer.current !== null) return;
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      last.current = performance.now();
+      setShown(() => latest.current);
+    }, Math.max(0, last.current + everyMs - performance.now()));
+  }, [value, shown, everyMs]);
+  useEffect(() => () => { if (timer.current !== null) clearTimeout(timer.current); timer.current = null; }, []);
+  return everyMs > 0 ? shown : value;
 }
 
 // ---------- the run bar ----------
@@ -195,7 +223,8 @@ export function TrainPage() {
     else useRuns.setState({ error: `no checkpoint stored for ${runId} yet` });
   }
 
-  const visible = runs.filter((r) => r.visible);
+  const visible = useMemo(() => runs.filter((r) => r.visible), [runs]);
+  const drawn = useAtMostEvery(visible, runs.some((r) => isLive(r) && !r.interrupted) ? CHART_REDRAW_MS : 0);
   const p = active ? eta(active) : null;
   const last = active?.history[active.history.length - 1];
   const skipped = active?.history.filter((m) => m.skipped) ?? [];
@@ -325,16 +354,16 @@ export function TrainPage() {
 
         <Panel title="Curves" className="charts wide" testId="train-charts"
           right={<span className="muted">{visible.length} of {runs.length} runs shown</span>}>
-          {visible.every((r) => r.history.length === 0 && r.evals.length === 0)
+          {drawn.every((r) => r.history.length === 0 && r.evals.length === 0)
             ? <div className="empty">Reward and advantage statistics per role, held-out success, fidelity, KL, loss, tokens/s and seconds per step appear after the first step.</div>
-            : <Charts runs={visible} />}
+            : <Charts runs={drawn} />}
         </Panel>
 
         <Panel title="Diagnostics" className="charts wide" testId="train-diagnostics"
           right={<span className="muted">is GRPO learning? one point per step</span>}>
-          {visible.every((r) => r.history.length === 0)
+          {drawn.every((r) => r.history.length === 0)
             ? <div className="empty">Informative-group share and refills, reward per trained role, entropy, KL to the initial policy, grad norm, update-to-weight ratio, learning rate and truncated generations appear after the first step.</div>
-            : <Diagnostics runs={visible} />}
+            : <Diagnostics runs={drawn} />}
         </Panel>
 
         <Panel title="Runs" testId="train-runs">
