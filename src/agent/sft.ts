@@ -137,6 +137,21 @@ async function scriptedRehearseRow(task: Task, script: Script, n: number, opts: 
 }
 
 /**
+ * The Rehearse row of the reference with its k-th call replaced: the teacher answers every earlier Rehearse request
+ * with its real result and this one with `result` (the real environment's answer to the replacement).
+ */
+async function replacedCallRow(task: Task, k: number, replacement: ToolCall, result: string, opts: SftOptions) {
+  const script = scriptOf(task);
+  let seen = 0;
+  script.acts = (task.reference as Message[]).filter((m) => m.role === 'assistant').map((m) => {
+    if (!m.toolCalls?.length) return m.content;
+    return formatAct(undefined, m.toolCalls.map((c) => (seen++ === k ? replacement : c)));
+  });
+  script.results = [...script.results.slice(0, k), formatRehearse(undefined, toResultJson(result))];
+  return scriptedRehearseRow(task, script, k, opts);
+}
+
+/**
  * Rehearse rows for broken calls, so a starter learns what the real environment answers to a call it rejects
  * (SFT data is otherwise all valid expert calls, and a Rehearse role that never saw an error invents a success).
  * For each task one reference call is broken (`pick` decides which and how); the teacher replays the reference up
@@ -160,16 +175,7 @@ export async function sftErrorExamples(tasks: Task[], pick: (n: number) => numbe
     let obs;
     try { obs = env.call(broken.name, broken.arguments); } catch { continue; }
     if (!rejected(obs)) continue;
-    // The reference with call k broken: the teacher answers every earlier Rehearse request with its real result.
-    const script = scriptOf(task);
-    let seen = 0;
-    script.acts = ref.filter((m) => m.role === 'assistant').map((m) => {
-      if (!m.toolCalls?.length) return m.content;
-      const cs = m.toolCalls.map((c) => (seen++ === k ? broken : c));
-      return formatAct(undefined, cs);
-    });
-    script.results = [...script.results.slice(0, k), formatRehearse(undefined, toResultJson(obs.text))];
-    const row = await scriptedRehearseRow(task, script, k, opts);
+    const row = await replacedCallRow(task, k, broken, obs.text, opts);
     if (!row?.prompt || row.call?.name !== broken.name) continue;
     out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: stripStop(row.text, format.stop) + (format.stop[0] ?? '') });
   }
@@ -249,14 +255,7 @@ export async function sftSwapErrorExamples(tasks: Task[], pick: (n: number) => n
     });
     if (candidates.length === 0) continue;
     const { k, broken, obs } = candidates[pick(candidates.length)];
-    const script = scriptOf(task);
-    let seen = 0;
-    script.acts = ref.filter((m) => m.role === 'assistant').map((m) => {
-      if (!m.toolCalls?.length) return m.content;
-      return formatAct(undefined, m.toolCalls.map((c) => (seen++ === k ? broken : c)));
-    });
-    script.results = [...script.results.slice(0, k), formatRehearse(undefined, toResultJson(obs.text))];
-    const row = await scriptedRehearseRow(task, script, k, opts);
+    const row = await replacedCallRow(task, k, broken, obs.text, opts);
     if (!row?.prompt || row.call?.name !== broken.name || JSON.stringify(row.call.arguments) !== JSON.stringify(broken.arguments)) continue;
     out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: stripStop(row.text, format.stop) + (format.stop[0] ?? '') });
   }
