@@ -52,10 +52,13 @@ function check(req: SuiteRunRequest): string[] {
   return p;
 }
 
+/** A model's generation budget as the CLI gives it: the request's, else its profile's, else 256 (Hugging Face) or 96. */
+const budgetOf = (p: Policy, req: SuiteRunRequest) => req.maxNewTokens ?? p.settings.act?.maxNewTokens ?? (p.settings.format ? 256 : 96);
+
 function agentOf(p: Policy, req: SuiteRunRequest): SuiteAgent {
   return modelAgent(p.sampler, {
     format: p.settings.format ?? compactFormat, actPrompt: p.settings.actPrompt ?? {},
-    maxNewTokens: req.maxNewTokens ?? p.settings.act?.maxNewTokens ?? (p.settings.format ? 256 : 96), minNewTokens: p.settings.limits?.minNewTokens,
+    maxNewTokens: budgetOf(p, req), minNewTokens: p.settings.limits?.minNewTokens,
     temperature: req.temperature, topP: req.topP,
   });
 }
@@ -146,7 +149,7 @@ async function runVita(rt: WebRuntime, req: Extract<SuiteRunRequest, { suite: 'v
   const agent = agentOf(await load(rt, req.model), req);
   const role = async (url: string, temperature: number): Promise<VitaModelRole> => {
     const m = await load(rt, url);
-    return { name: url, generator: m.sampler, format: m.settings.format ?? compactFormat, maxNewTokens: req.maxNewTokens ?? m.settings.act?.maxNewTokens ?? (m.settings.format ? 256 : 96), temperature, topP: 1 };
+    return { name: url, generator: m.sampler, format: m.settings.format ?? compactFormat, maxNewTokens: budgetOf(m, req), temperature, topP: 1 };
   };
   const user = await role(req.user, req.userTemperature ?? 0);
   const judge = req.judge ? await role(req.judge, 0) : null;
