@@ -6,12 +6,12 @@
 // (same prompt builders, same history trimming, same context-fitting ladder): nothing can drift.
 
 import type { GenerateRequest, Generation, TextGenerator } from '../engine/generator';
-import type { Message, Task, ToolCall, ToolSchema } from '../envs/types';
+import type { Environment, Message, Task, ToolCall, ToolSchema } from '../envs/types';
 import { compactFormat, stripStop } from './chatTemplate';
-import { formatAct, formatRehearse, toResultJson } from './protocol';
+import { formatAct, formatRehearse, THINK_CLOSE, THINK_OPEN, toResultJson } from './protocol';
 import { REHEARSE_MARKER } from './prompts';
 import { rollout, type RolloutConfig } from './rollout';
-import type { Role, Trajectory } from './types';
+import type { Role, Row, Trajectory } from './types';
 
 export interface SftExample { taskId: string; role: Role; prompt: string; target: string }
 
@@ -49,6 +49,28 @@ export interface SftOptions {
   rollout?: Omit<RolloutConfig, 'mode' | 'policy' | 'simulator'>;
   maxContext?: number;
   countTokens?: (text: string) => number;
+  /**
+   * `npm run sft --think-state`: every Rehearse target opens with `<think>` this line of the state its call is made
+   * from `</think>` (the world's `stateLine`, the task's environment replaying the calls answered before it). The
+   * reference's simulator is asked to reason before it answers; this gives a small one the reasoning that decides a
+   * state error (where the agent is, what that folder holds) as a target it writes just before the result.
+   */
+  stateLine?: (env: Environment, task: Task) => string | undefined;
+}
+
+/** The SFT target of a row: its text up to the stop, with the state line first when `stateLine` is given. */
+function targetsOf(task: Task, rows: Row[], opts: SftOptions): Map<Row, string> {
+  const format = opts.rollout?.format ?? compactFormat;
+  const out = new Map<Row, string>();
+  const env = opts.stateLine ? task.makeEnv() : undefined;
+  for (const r of rows) {
+    const text = stripStop(r.text, format.stop) + (format.stop[0] ?? '');
+    if (r.role !== 'rehearse' || !env || !opts.stateLine) { out.set(r, text); continue; }
+    const line = opts.stateLine(env, task);
+    out.set(r, line === undefined ? text : `${THINK_OPEN}${line}${THINK_CLOSE}${text}`);
+    if (r.call) { try { env.call(r.call.name, r.call.arguments); } catch { /* the real episode got an error result too */ } }
+  }
+  return out;
 }
 
 export interface SftResult {
@@ -60,7 +82,6 @@ export interface SftResult {
 
 /** Teacher-forced rehearsal-mode rollouts of the reference conversations, one task at a time. */
 export async function sftExamples(tasks: Task[], opts: SftOptions = {}): Promise<SftResult> {
-  const format = opts.rollout?.format ?? compactFormat;
   const examples: SftExample[] = [];
   const trajectories: Trajectory[] = [];
   const incomplete: string[] = [];
@@ -72,9 +93,10 @@ export async function sftExamples(tasks: Task[], opts: SftOptions = {}): Promise
     });
     trajectories.push(tr);
     if (tr.terminatedBy !== 'final_turn') incomplete.push(tr.taskId);
+    const targets = targetsOf(task, tr.rows, opts);
     for (const r of tr.rows) {
       if (r.prompt === undefined) continue;
-      examples.push({ taskId: tr.taskId, role: r.role, prompt: r.prompt, target: stripStop(r.text, format.stop) + (format.stop[0] ?? '') });
+      examples.push({ taskId: tr.taskId, role: r.role, prompt: r.prompt, target: targets.get(r)! });
     }
   }
   return { examples, trajectories, incomplete };
@@ -133,7 +155,8 @@ async function scriptedRehearseRow(task: Task, script: Script, n: number, opts: 
     ...opts.rollout, mode: 'rehearsal', policy: teacher, keepPrompts: true, seed: 0,
     act: { ...opts.rollout?.act, temperature: 0 }, rehearse: { ...opts.rollout?.rehearse, temperature: 0 },
   });
-  return tr.rows.filter((r) => r.role === 'rehearse')[n];
+  const row = tr.rows.filter((r) => r.role === 'rehearse')[n];
+  return row && { ...row, target: targetsOf(task, tr.rows, opts).get(row)! };
 }
 
 /**
@@ -160,7 +183,6 @@ async function replacedCallRow(task: Task, k: number, replacement: ToolCall, res
  * where the chosen corruption leaves the call valid (the environment accepts it) give no row.
  */
 export async function sftErrorExamples(tasks: Task[], pick: (n: number) => number, opts: SftOptions = {}): Promise<SftExample[]> {
-  const format = opts.rollout?.format ?? compactFormat;
   const out: SftExample[] = [];
   for (const task of tasks) {
     const ref = task.reference as Message[];
@@ -177,7 +199,7 @@ export async function sftErrorExamples(tasks: Task[], pick: (n: number) => numbe
     if (!rejected(obs)) continue;
     const row = await replacedCallRow(task, k, broken, obs.text, opts);
     if (!row?.prompt || row.call?.name !== broken.name) continue;
-    out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: stripStop(row.text, format.stop) + (format.stop[0] ?? '') });
+    out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: row.target });
   }
   return out;
 }
@@ -191,7 +213,6 @@ export async function sftErrorExamples(tasks: Task[], pick: (n: number) => numbe
  * the expert never does, so `sftExamples` alone teaches Rehearse to copy the hint. Only that Rehearse row is kept.
  */
 export async function sftRepeatErrorExamples(tasks: Task[], pick: (n: number) => number, opts: SftOptions = {}): Promise<SftExample[]> {
-  const format = opts.rollout?.format ?? compactFormat;
   const out: SftExample[] = [];
   for (const task of tasks) {
     const ref = task.reference as Message[];
@@ -218,7 +239,7 @@ export async function sftRepeatErrorExamples(tasks: Task[], pick: (n: number) =>
     script.results = [...script.results.slice(0, last + 1), formatRehearse(undefined, toResultJson(obs.text))];
     const row = await scriptedRehearseRow(task, script, last + 1, opts);
     if (!row?.prompt || row.call?.name !== calls[k].c.name || JSON.stringify(row.call.arguments) !== JSON.stringify(calls[k].c.arguments)) continue;
-    out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: stripStop(row.text, format.stop) + (format.stop[0] ?? '') });
+    out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: row.target });
   }
   return out;
 }
@@ -231,7 +252,6 @@ export async function sftRepeatErrorExamples(tasks: Task[], pick: (n: number) =>
  * it, and `--error-share`'s invented names are decidable without reading the state. Only that Rehearse row is kept.
  */
 export async function sftSwapErrorExamples(tasks: Task[], pick: (n: number) => number, opts: SftOptions = {}): Promise<SftExample[]> {
-  const format = opts.rollout?.format ?? compactFormat;
   const out: SftExample[] = [];
   for (const task of tasks) {
     const ref = task.reference as Message[];
@@ -257,7 +277,7 @@ export async function sftSwapErrorExamples(tasks: Task[], pick: (n: number) => n
     const { k, broken, obs } = candidates[pick(candidates.length)];
     const row = await replacedCallRow(task, k, broken, obs.text, opts);
     if (!row?.prompt || row.call?.name !== broken.name || JSON.stringify(row.call.arguments) !== JSON.stringify(broken.arguments)) continue;
-    out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: stripStop(row.text, format.stop) + (format.stop[0] ?? '') });
+    out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: row.target });
   }
   return out;
 }
@@ -294,9 +314,10 @@ export async function sftExperienceExamples(episodes: { task: Task; trajectory: 
     });
     if (!sameConversation(tr.messages, trajectory.messages)) { diverged.push(`${trajectory.taskId}#${trajectory.seed}`); continue; }
     replayed++;
+    const targets = targetsOf(task, tr.rows, opts);
     for (const r of tr.rows) {
       if (r.role !== 'rehearse' || r.prompt === undefined) continue;
-      examples.push({ taskId: `${trajectory.taskId}#${trajectory.seed}`, role: 'rehearse', prompt: r.prompt, target: stripStop(r.text, format.stop) + (format.stop[0] ?? '') });
+      examples.push({ taskId: `${trajectory.taskId}#${trajectory.seed}`, role: 'rehearse', prompt: r.prompt, target: targets.get(r)! });
     }
   }
   return { examples, replayed, diverged };

@@ -45,8 +45,13 @@ export function decisionWeighted(rows: SftRow[], tok: BPETokenizer, w: number): 
     if (r.role !== 'rehearse') return r;
     const first = r.weights.findIndex((x) => x > 0);
     if (first < 0) return r;
+    // After the `<think>` a target may open with (`--think-state`), the first `{"` of the result.
     let text = '', at = -1;
-    for (let i = first; i < r.ids.length && i < first + 16; i++) { text += tok.decode([r.ids[i]]); if (text.includes('{"')) { at = i; break; } }
+    for (let i = first; i < r.ids.length; i++) {
+      text += tok.decode([r.ids[i]]);
+      const open = text.indexOf('<execution_result>');
+      if (open >= 0 && text.indexOf('{"', open) >= 0) { at = i; break; }
+    }
     if (at < 0) return r;
     return { ...r, weights: r.weights.map((x, i) => (i === at || i === at + 1 ? x * w : x)) };
   });

@@ -9,6 +9,8 @@ const rows = sftTokenRows([
   { taskId: 't', role: 'rehearse', prompt: 'call cd docs', target: '\n<execution_result>\n{"current_working_directory":"docs"}\n</execution_result><|end|>' },
   { taskId: 't', role: 'act', prompt: 'user: go', target: '{"name":"cd","arguments":{"folder":"docs"}}<|end|>' },
   { taskId: 't', role: 'rehearse', prompt: 'call pwd', target: 'plain text, no object<|end|>' },
+  // --think-state: the state line comes first, and may be longer than any fixed window.
+  { taskId: 't', role: 'rehearse', prompt: 'call cat x', target: '<think>/home/alex/reports/2024: summary.md, draft_notes.txt, archive/, figures/, budget.csv, plan.md</think>\n<execution_result>\n{"error":"cat: x: No such file"}\n</execution_result><|end|>' },
 ], tok, 1024);
 const weighted = (r: { ids: number[]; weights: number[] }) => r.ids.filter((_, i) => r.weights[i] > 1).map((id) => tok.decode([id])).join('');
 
@@ -21,6 +23,11 @@ describe('decision weight (npm run sft --decision-weight)', () => {
       expect(r.weights.filter((w) => w === 10)).toHaveLength(2);
       expect(r.weights.filter((w) => w !== 10)).toEqual(rows[out.indexOf(r)].weights.filter((w, i) => r.weights[i] !== 10));
     }
+  });
+  it('finds the decision after a <think> state line of any length', () => {
+    const out = decisionWeighted(rows, tok, 10);
+    expect(weighted(out[4])).toBe('{"error');
+    expect(out[4].weights.filter((w) => w === 10)).toHaveLength(2);
   });
   it('leaves Act rows, targets without an object and weight 1 untouched', () => {
     const out = decisionWeighted(rows, tok, 10);

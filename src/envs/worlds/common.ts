@@ -56,6 +56,11 @@ export interface World {
   /** Seeds in increasing order that match the query (cheap: no generation). */
   seeds(q?: TaskQuery): number[];
   tasks(q?: TaskQuery): WorldTask[];
+  /**
+   * One line of the state a call is made from, for the Rehearse role's `<think>` (`npm run sft --think-state`);
+   * absent where the world has no short description of it.
+   */
+  stateLine?(env: Environment): string;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -250,6 +255,7 @@ export function defineWorld(spec: {
   name: string; description: string; policy: string; tools: () => ToolSchema[];
   generate(seed: number, difficulty: number): TaskPlan;
   stateOf(env: Environment): unknown;
+  stateLine?(env: Environment): string;
   /**
    * The world whose split and difficulty hashes this one shares (default: its own name). A variant of a world
    * (the files world with its tree shown, say) keeps the same seeds in the same splits, so slices stay paired.
@@ -271,6 +277,7 @@ export function defineWorld(spec: {
     },
     seeds: (q) => selectSeeds(key, q),
     tasks: (q) => selectSeeds(key, q).map((s) => world.task(s)),
+    ...(spec.stateLine ? { stateLine: spec.stateLine } : {}),
   };
   return world;
 }

@@ -61,10 +61,21 @@ export function createWorldFsEnv(scenario: FsScenario): Environment {
 
 /** The outcome is the tree (names, kinds, contents), not the cwd: where the agent ends up is its business. */
 export function fsStateOf(env: Environment): unknown {
+  return plainTree(fileSystemOf(env).root);
+}
+
+function fileSystemOf(env: Environment): GorillaFileSystem {
   const inner = env instanceof RestrictedEnv || env instanceof LiveFolderEnv ? env.unwrap() : env;
   if (!(inner instanceof BfclEnvironment)) throw new Error(`files world: expected a BfclEnvironment, got ${inner.name}`);
-  const fs = inner.backend(CLASS) as GorillaFileSystem;
-  return plainTree(fs.root);
+  return inner.backend(CLASS) as GorillaFileSystem;
+}
+
+/** Where the session is and what that folder holds: `/alex/docs: notes.txt, old/` (folders with a slash). */
+export function folderLine(env: Environment): string {
+  const fs = fileSystemOf(env);
+  const cwd = (fs.pwd() as Map<string, string>).get('current_working_directory');
+  const entries = [...fs.workingDirectory.contents].map(([k, v]) => (v instanceof PyDirectory ? `${String(k)}/` : String(k)));
+  return `${cwd}: ${entries.join(', ')}`;
 }
 
 /**
@@ -79,17 +90,11 @@ export class LiveFolderEnv implements Environment {
   tools(): ToolSchema[] { return this.inner.tools(); }
   call(name: string, args: unknown): Observation {
     const obs = this.inner.call(name, args);
-    return { ...obs, text: withFolderShown(obs.text, this.folderNow()) };
+    return { ...obs, text: withFolderShown(obs.text, folderLine(this.inner)) };
   }
   snapshot(): unknown { return this.inner.snapshot(); }
   clone(): Environment { return new LiveFolderEnv(this.inner.clone() as RestrictedEnv); }
   unwrap(): Environment { return this.inner.unwrap(); }
-  private folderNow(): string {
-    const fs = (this.inner.unwrap() as BfclEnvironment).backend(CLASS) as GorillaFileSystem;
-    const cwd = (fs.pwd() as Map<string, string>).get('current_working_directory');
-    const entries = [...fs.workingDirectory.contents].map(([k, v]) => (v instanceof PyDirectory ? `${String(k)}/` : String(k)));
-    return `${cwd}: ${entries.join(', ')}`;
-  }
 }
 
 /** A JSON object result gains a last key; anything else (`None` from a write) gets the key on a line of its own. */
