@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { modelsPlugin } from './src/app/build/modelsPlugin';
@@ -28,6 +29,9 @@ export default defineConfig({
   worker: { format: 'es', plugins: () => [bundleGuard({ e2e })] },
   // Test hooks (src/e2e-flag.d.ts) exist only in the Playwright build: a production build folds them away.
   define: { __ENVACE_E2E__: JSON.stringify(e2e) },
+  // One ORT copy: transformers.js's only ORT import is this entry (the asyncify build); in the worker it runs on ours
+  // (src/worker/ort-shared.ts says how), so the build ships one wasm family.
+  resolve: { alias: [{ find: /^onnxruntime-web\/webgpu$/, replacement: fileURLToPath(new URL('./src/worker/ort-shared.ts', import.meta.url)) }] },
   optimizeDeps: {
     exclude: ['onnxruntime-web'],
     // Scan the worker too: otherwise its CommonJS deps (onnx-proto, jinja) are discovered only when the

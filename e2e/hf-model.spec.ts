@@ -1,9 +1,10 @@
 // Bring your own Hugging Face model, in Chromium: the Qwen3 fixture (npm run fixture:qwen3: the Qwen3
 // architecture and onnx-community layout with random weights and the real Qwen3 tokenizer and chat template) is
 // served by a local HTTP server acting as a hub mirror (CORS, byte ranges, a throttled ONNX file so the download
-// progress is visible), loaded on the Models page through the worker's src/engine/hf loader (transformers.js with
-// its own ORT wasm, served by our build), cached in the Cache API, then rolled out on the Rollout page in
-// rehearsal mode. The saved trace's tokens equal the same request rolled out in Node through src/engine/hf (greedy).
+// progress is visible), loaded on the Models page through the worker's src/engine/hf loader (transformers.js on the
+// worker's own ORT: one wasm, one heap, runs queued with ours), cached in the Cache API, then rolled out on the Rollout
+// page in rehearsal mode. The saved trace's tokens equal the same request rolled out in Node through src/engine/hf
+// (greedy). On WebGPU, engine calls made in the same worker while it generates all succeed.
 
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -81,6 +82,8 @@ test.afterAll(async () => {
 
 test('a hub-mirror URL loads with download progress, is cached, and rolls out in rehearsal mode with the tokens of Node', async ({ page }) => {
   test.setTimeout(600_000);
+  const wasm: string[] = [];
+  page.on('request', (r) => { const f = new URL(r.url()).pathname.split('/').pop()!; if (f.endsWith('.wasm')) wasm.push(f.replace(/-[\w-]+\.wasm$/, '.wasm')); });
   await openApp(page, '?backend=wasm', `#/models?${SETTINGS}`);
   const panel = page.getByTestId('hf-models');
   await expect(panel).toBeVisible();
@@ -140,6 +143,9 @@ test('a hub-mirror URL loads with download progress, is cached, and rolls out in
   expect(rehearsed.length).toBeGreaterThan(0);
   expect(rehearsed.every((r) => r.outputIds.length > 0 && r.promptIds.length > 0)).toBe(true);
 
+  // One ORT wasm for our runtime and transformers.js alike (each worker fetches it once).
+  expect(new Set(wasm)).toEqual(new Set(['ort-wasm-simd-threaded.jsep.wasm']));
+
   // Node: the same requests through src/engine/hf on onnxruntime-node, the same rollout configs.
   const model = await loadHfModelNode(DIR, { cacheDir: null });
   try {
@@ -171,6 +177,34 @@ test('a hub-mirror URL loads with download progress, is cached, and rolls out in
   await page.getByTestId('hf-clear-cache').click();
   await expect(page.getByTestId('hf-cache-info')).toContainText('download cache: 0 files');
   expect((await page.evaluate(() => window.__envace!.api.hfCacheInfo())).entries).toBe(0);
+});
+
+test('on WebGPU, transformers.js generates on the worker\'s ORT while engine calls run beside it (one run in flight)', async ({ page }) => {
+  test.setTimeout(600_000);
+  // Forced: auto mode picks WASM on this machine's fallback adapter. The JSEP build's WebGPU runs are asynchronous, so
+  // an unqueued transformers.js run and an engine run here would overlap and fail each other ("Session already started").
+  const info = await openApp(page, '?backend=webgpu', `#/models?${SETTINGS}`);
+  expect(info.kind).toBe('webgpu');
+  await page.getByTestId('hf-ref').fill(base);
+  await page.getByTestId('hf-add').click();
+  await expect(page.getByTestId('hf-loaded-url')).toContainText(base, { timeout: 240_000 });
+  await expect(page.getByTestId('hf-loaded')).toContainText('fp32 · webgpu');
+  await page.getByTestId('hf-use').click();
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  const smokes = await page.evaluate(async () => {
+    const kinds: string[] = [];
+    const done = () => /full run|error/i.test(document.querySelector('[data-testid="run-status"]')?.textContent ?? '');
+    const t0 = performance.now();
+    while (!done() && performance.now() - t0 < 300_000) kinds.push(...(await Promise.all([0, 1, 2].map(() => window.__envace!.api.smokeTest()))).map((r) => r.kind));
+    return kinds;
+  });
+  await expect(page.getByTestId('run-status')).toContainText('full run', { timeout: 300_000 });
+  expect(smokes.length).toBeGreaterThan(0);
+  expect(new Set(smokes)).toEqual(new Set(['webgpu']));
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('save-traces').click()]);
+  const web = importTraces(readFileSync((await download.path())!, 'utf8'));
+  expect(web.errors).toEqual([]);
+  expect(web.trajectories[0]!.rows[0]!.outputIds.length).toBeGreaterThan(0);
 });
 
 test('a picked folder loads through the same path; a wrong folder or dtype gets a named error', async ({ page }) => {

@@ -109,9 +109,12 @@ try {
 
 let commit = '';
 try { commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim(); } catch { /* not a checkout */ }
+// Every wasm binary the build ships, fetched or not (a second ONNX Runtime family would show here: issue 39).
+const shippedWasm = fs.readdirSync(path.join(dist, 'assets')).filter((f) => f.endsWith('.wasm')).sort()
+  .map((f) => ({ path: `/assets/${f}`, ...fileSizes(path.join(dist, 'assets', f)) }));
 const result = {
   protocol: 'production vite build served by vite preview (this vite.config.ts); headless /usr/bin/chromium, one fresh context per page, first visit (empty cache), until no request for quiet-ms; sizes in bytes: raw = the file, gzip = level 9, brotli = quality 11 under 2 MB else 9, transferred = body bytes the server sent (counted under its compression); a file fetched twice (two workers) counts twice',
-  commit, dist: path.relative(root, dist), quietMs: Number(a['quiet-ms']), chromium: chromiumVersion, pages: report,
+  commit, dist: path.relative(root, dist), quietMs: Number(a['quiet-ms']), chromium: chromiumVersion, shippedWasm, pages: report,
 };
 const text = `${JSON.stringify(result, null, 2)}\n`;
 if (a.out) fs.writeFileSync(a.out, text);

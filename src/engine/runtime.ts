@@ -114,6 +114,35 @@ export class OrtCallQueue {
   }
 }
 
+/** What another library (transformers.js) calls on an ORT module: sessions, tensors, the shared env. */
+export interface OrtModuleLike {
+  InferenceSession: { create(...args: unknown[]): Promise<object> };
+  Tensor: unknown;
+  env: unknown;
+}
+
+/**
+ * The same ORT module for a library that creates and runs its own sessions: session creation, run and release go
+ * through `queue`, so they never overlap a call of a runtime on that queue (or a block it holds). Everything else
+ * (input names, metadata, properties the library sets on a session) is the session's own.
+ */
+export function queuedOrtModule<M extends OrtModuleLike>(ort: M, queue: OrtCallQueue): OrtModuleLike {
+  const queued = new Set<PropertyKey>(['run', 'release']);
+  const wrap = (s: object): object => new Proxy(s, {
+    get(target, key) {
+      const v = Reflect.get(target, key, target) as unknown;
+      if (typeof v !== 'function') return v;
+      const f = v as (...a: unknown[]) => unknown;
+      return queued.has(key) ? (...a: unknown[]) => queue.run(async () => f.apply(target, a)) : f.bind(target);
+    },
+  });
+  return {
+    InferenceSession: { create: async (...args: unknown[]) => wrap(await queue.run(() => ort.InferenceSession.create(...args))) },
+    Tensor: ort.Tensor,
+    env: ort.env,
+  };
+}
+
 export function createOrtRuntime(ort: OrtLike, backend: Backend, baseOptions: Record<string, unknown> = {}, queue?: OrtCallQueue): Runtime {
   const call = <T>(f: () => Promise<T>): Promise<T> => (queue ? queue.run(f) : f());
   return {

@@ -3,14 +3,10 @@
 // download progress, the Cache API as the download cache (hf-cache.ts), and Act / Rehearse rollouts with the model's own chat
 // template. Imported on demand by compute.worker.ts: transformers.js is a large module the shipped models never need.
 //
-// transformers.js brings its own onnxruntime-web (1.31 dev, the "asyncify" WebGPU+WASM build) while our runtime
-// is onnxruntime-web 1.30's JSEP build: the two wasm binaries are different files and cannot be shared, so this
-// module points transformers.js's ORT at its own binary, emitted by Vite next to ours (no CDN: the page's CSP and
-// offline use both forbid it).
+// transformers.js runs on the worker's own ORT (runtime-web.ts registers it; package.json's override gives both the same
+// onnxruntime-web version): one wasm binary, one heap, and its session runs queue with ours.
 
 import { env } from '@huggingface/transformers';
-import hfOrtMjsUrl from '../../node_modules/@huggingface/transformers/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.mjs?url';
-import hfOrtWasmUrl from '../../node_modules/@huggingface/transformers/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm?url';
 import { formatForTokenizerConfig, type ChatFormat } from '../agent/chatTemplate';
 import { rolloutGroups } from '../agent/rollout';
 import { getWorld, taskById } from '../envs/worlds';
@@ -28,7 +24,7 @@ import {
   HF_REHEARSE_ONLY, HF_URL_PREFIX, type HfLoadProgress, type HfLoadRequest, type HfModelInfo, type HfProgressListener,
   type ProgressListener, type RolloutRequest, type RolloutStepRequest, type RolloutStepResult, type ShownTrajectory,
 } from './protocol';
-import type { WebRuntime } from './runtime-web';
+import { ort, type WebRuntime } from './runtime-web';
 
 const DEFAULT_HUB = 'https://huggingface.co/';
 
@@ -38,15 +34,11 @@ let loaded: Loaded | null = null;
 let chain: Promise<unknown> = Promise.resolve();
 
 let ortConfigured = false;
-function configureOrt(rt: WebRuntime): void {
+function configureOrt(): void {
   if (ortConfigured) return;
-  const onnx = env.backends.onnx as { wasm?: { wasmPaths?: unknown; numThreads?: number; proxy?: boolean } };
-  if (onnx.wasm) {
-    // Absolute URLs: ORT resolves relative paths against its own (bundled) script.
-    onnx.wasm.wasmPaths = { mjs: new URL(hfOrtMjsUrl, self.location.origin).href, wasm: new URL(hfOrtWasmUrl, self.location.origin).href };
-    onnx.wasm.numThreads = rt.info.wasmThreads;
-    onnx.wasm.proxy = false;
-  }
+  // ORT's files, threads and adapter are the runtime's (runtime-web.ts); transformers.js set the shared env's log
+  // level to 'warning' when it loaded, which reports every shape op ORT pins to the CPU.
+  ort.env.logLevel = 'error';
   // The wasm binary is ours (served with the app): only model files go into the download cache.
   env.useWasmCache = false;
   env.useBrowserCache = typeof caches !== 'undefined';
@@ -75,7 +67,7 @@ export function load(rt: WebRuntime, req: HfLoadRequest, onProgress?: HfProgress
 }
 
 async function loadNow(rt: WebRuntime, req: HfLoadRequest, onProgress?: HfProgressListener): Promise<HfModelInfo> {
-  configureOrt(rt);
+  configureOrt();
   const t0 = performance.now();
   let source: HfSource;
   let hubHost: string | undefined;

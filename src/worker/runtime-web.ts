@@ -1,7 +1,8 @@
 // onnxruntime-web runtime for the compute worker: WebGPU EP (JSEP build) or WASM EP, chosen explicitly
 // after probing the adapter ourselves. fp32 only (SwiftShader has no shader-f16).
 //
-// Only this file imports onnxruntime-web. It is imported by the worker, never by the page.
+// Only this file imports onnxruntime-web. It is imported by the worker, never by the page. transformers.js (Hugging
+// Face models, hf-service.ts) runs on this same module and wasm heap: see `sharedOrt` below.
 
 import * as ort from 'onnxruntime-web';
 // The default 'onnxruntime-web' export is the JSEP bundle: one wasm binary serves both the WebGPU and the
@@ -11,7 +12,7 @@ import * as ort from 'onnxruntime-web';
 import jsepMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.mjs?url';
 import jsepWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
 
-import { createOrtRuntime, f32, OrtCallQueue, type OrtLike, type Runtime } from '../engine/runtime';
+import { createOrtRuntime, f32, OrtCallQueue, queuedOrtModule, type OrtLike, type Runtime } from '../engine/runtime';
 import { probeBackend } from './probe';
 import { chooseRuntime, timeInBackground } from './backend-choice';
 import { adapterKey, loadVerdict, saveVerdict } from './verdicts';
@@ -28,8 +29,23 @@ export interface WebRuntime {
   probe?: ProbeResult;
 }
 
-/** Every ORT call of this worker's wasm module: the user's runtime queues on it, the background timing holds it. */
+/**
+ * Every ORT call of this worker's wasm module: the user's runtime and transformers.js's sessions queue on it, the
+ * background timing holds it.
+ */
 const ortCalls = new OrtCallQueue();
+
+// Where ORT finds its files, set before anything (transformers.js included) can start it: the same for every backend.
+ort.env.wasm.wasmPaths = { mjs: jsepMjsUrl, wasm: jsepWasmUrl };
+ort.env.wasm.proxy = false; // proxy mode is broken under Vite, and we already are a worker
+
+/**
+ * transformers.js's one ORT import, `onnxruntime-web/webgpu`, is aliased (vite.config.ts) to ort-shared.ts, which
+ * re-exports what is registered here: this module, with session runs queued on `ortCalls` beside ours (the JSEP build
+ * allows one run in flight per module). One ORT copy, one wasm heap. A global, not an import, so that a bundle of
+ * transformers.js (the dev server pre-bundles it) cannot carry a second instance of this module and its queue.
+ */
+(globalThis as Record<symbol, unknown>)[Symbol.for('envace.shared-ort')] = queuedOrtModule(ort, ortCalls);
 
 let current: Promise<WebRuntime> | null = null;
 let currentKey = '';
@@ -60,9 +76,7 @@ async function create(opts: InitOptions): Promise<WebRuntime> {
   // Threads need SharedArrayBuffer, i.e. cross-origin isolation (COOP/COEP from vite.config.ts).
   const threads = opts.threads ?? (isolated ? Math.max(1, Math.min(4, hw)) : 1);
 
-  ort.env.wasm.wasmPaths = { mjs: jsepMjsUrl, wasm: jsepWasmUrl };
   ort.env.wasm.numThreads = threads;
-  ort.env.wasm.proxy = false; // proxy mode is broken under Vite, and we already are a worker
   // 'error': ORT's 'warning' level reports every shape op it pins to CPU, which is expected and noise here.
   ort.env.logLevel = 'error';
   if (probe.kind === 'webgpu' && probe.adapter) {

@@ -42,6 +42,17 @@ describe('production bundle', () => {
     expect(fs.readFileSync(worker[0]!, 'utf8')).toContain('REFERENCE_PATHS_UNAVAILABLE');
   });
 
+  it('ships one ONNX Runtime wasm family: transformers.js runs on the worker\'s ORT, not a copy of its own (issue 39)', () => {
+    const assets = files(path.join(outDir, 'assets')).map((f) => path.basename(f));
+    const family = (re: RegExp) => assets.filter((f) => re.test(f)).map((f) => f.replace(/-[\w-]+\.(wasm|mjs)$/, '.$1')).sort();
+    expect(family(/\.wasm$/)).toEqual(['ort-wasm-simd-threaded.jsep.wasm']);
+    expect(family(/^ort-wasm.*\.mjs$/)).toEqual(['ort-wasm-simd-threaded.jsep.mjs']);
+    // the Hugging Face chunk takes ORT from the worker (src/worker/ort-shared.ts), so it bundles no ORT of its own
+    const hf = files(path.join(outDir, 'assets')).filter((f) => /hf-service-[^.]+\.js$/.test(f));
+    expect(hf).toHaveLength(1);
+    expect(fs.readFileSync(hf[0]!, 'utf8')).toContain('runtime-web.ts must be loaded before transformers.js');
+  });
+
   it('writes the security headers for static hosts', () => {
     const text = fs.readFileSync(path.join(outDir, '_headers'), 'utf8');
     expect(text).toBe(headersFile());

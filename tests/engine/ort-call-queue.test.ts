@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createOrtRuntime, f32, OrtCallQueue, type OrtLike } from '../../src/engine/runtime';
+import { createOrtRuntime, f32, OrtCallQueue, queuedOrtModule, type OrtLike, type OrtModuleLike } from '../../src/engine/runtime';
 
 // A fake ORT module with the JSEP build's rule (issue 42): one run in flight per module. A second run started
 // before the first settles throws "Session already started" and clears the marker, so the first then fails with
@@ -74,5 +74,39 @@ describe('OrtCallQueue: one ORT call at a time per wasm module', () => {
     expect(log.filter((l) => l.endsWith('start')).length).toBe(4);
     for (let i = 0; i < log.length; i += 2) expect(log[i + 1]).toBe(log[i]!.replace('start', 'end'));
     expect(log[0]).toBe('user start');
+  });
+});
+
+describe('queuedOrtModule: a library\'s own sessions on the same module (transformers.js, issue 39)', () => {
+  it('its session.run calls queue with the runtime\'s, where unqueued they collide; its session stays its own object', async () => {
+    const collide = jsepLikeOrt([]);
+    const ours = await createOrtRuntime(collide, { kind: 'wasm', detail: '' }, { name: 'ours' }, new OrtCallQueue()).createSession(new Uint8Array());
+    const theirs = await (collide as unknown as { InferenceSession: { create(m: Uint8Array, o: object): Promise<{ run(f: object): Promise<unknown> }> } }).InferenceSession.create(new Uint8Array(), { name: 'theirs' });
+    const raced = await Promise.allSettled([ours.run({ x }), theirs.run({ x })]);
+    expect(raced.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+
+    const log: string[] = [];
+    const ort = jsepLikeOrt(log);
+    const q = new OrtCallQueue();
+    const mine = await createOrtRuntime(ort, { kind: 'wasm', detail: '' }, { name: 'ours' }, q).createSession(new Uint8Array());
+    const shared = queuedOrtModule(ort as unknown as OrtModuleLike, q);
+    expect(shared.Tensor).toBe((ort as unknown as OrtModuleLike).Tensor);
+    const lib = await shared.InferenceSession.create(new Uint8Array(), { name: 'lib' }) as { inputNames: string[]; config?: unknown; run(f: object): Promise<{ y: { data: Float32Array } }>; release(): Promise<void> };
+    expect(lib.inputNames).toEqual(['x']);
+    lib.config = { model_type: 'llama' }; // transformers.js tags its sessions
+    expect(lib.config).toEqual({ model_type: 'llama' });
+    const feeds = { x: { type: 'float32', data: new Float32Array([3, 4]), dims: [2] } };
+    const all = await Promise.all([mine.run({ x }), lib.run(feeds), mine.run({ x }), lib.run(feeds)]);
+    expect(all.map((o) => Array.from(o.y!.data as Float32Array))).toEqual([[1, 2], [3, 4], [1, 2], [3, 4]]);
+    expect(log).toEqual(['ours start', 'ours end', 'lib start', 'lib end', 'ours start', 'ours end', 'lib start', 'lib end']);
+
+    // Background work holding the queue (the WebGPU timing) keeps the library's runs out too.
+    log.length = 0;
+    const timing = await createOrtRuntime(ort, { kind: 'webgpu', detail: '' }, { name: 'timing' }).createSession(new Uint8Array());
+    const block = q.exclusive(async () => { await timing.run({ x }); await new Promise((r) => setTimeout(r, 2)); await timing.run({ x }); });
+    const during = (async () => { await new Promise((r) => setTimeout(r, 3)); return lib.run(feeds); })();
+    await Promise.all([block, during, lib.release()]);
+    expect(log.filter((l) => l.endsWith('start'))).toEqual(['timing start', 'timing start', 'lib start']);
+    expect(q.pending).toBe(0);
   });
 });
