@@ -61,12 +61,31 @@ function restore(): TrainStore {
 
 export const useRuns = create<TrainStore>(() => restore());
 
-useRuns.subscribe((s, prev) => {
-  if (!historyWritable || (s.runs === prev.runs && s.activeId === prev.activeId)) return;
+function saveHistory(): void {
+  saveTimer = null;
+  const s = useRuns.getState();
   const problem = writeRunHistory(pageStorage(), { runs: s.runs, activeId: s.activeId });
   // A failed save is said until a save succeeds; what reading found (a corrupt history kept aside) stays said.
   if (problem !== null ? problem !== s.storageProblem : s.storageProblem?.startsWith('RUN_HISTORY_NOT_SAVED')) useRuns.setState({ storageProblem: problem });
+}
+
+/**
+ * While a run is live every step changes the store, and serialising the whole history each time took about 7% of
+ * the main thread: then saves are coalesced to one a second. Anything else (a run started, stopped, renamed,
+ * removed) is saved at once, and leaving the page saves what is pending, so a reload still finds every step.
+ */
+const SAVE_EVERY_MS = 1000;
+let saveTimer: ReturnType<typeof setTimeout> | null = null;
+useRuns.subscribe((s, prev) => {
+  if (!historyWritable || (s.runs === prev.runs && s.activeId === prev.activeId)) return;
+  if (!s.runs.some(isLive)) { if (saveTimer !== null) clearTimeout(saveTimer); saveHistory(); return; }
+  saveTimer ??= setTimeout(saveHistory, SAVE_EVERY_MS);
 });
+if (typeof addEventListener === 'function') {
+  const flush = () => { if (saveTimer !== null) { clearTimeout(saveTimer); saveHistory(); } };
+  addEventListener('pagehide', flush);
+  addEventListener('visibilitychange', () => { if (typeof document !== 'undefined' && document.visibilityState === 'hidden') flush(); });
+}
 
 export function isLive(r: RunRecord): boolean { return r.status?.state === 'running' || r.status?.state === 'loading'; }
 
