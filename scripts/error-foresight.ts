@@ -1,11 +1,11 @@
-// npx tsx scripts/error-foresight.ts MODEL_DIR [WORLD] [TASKS] [--think] [--out FILE]
+// npx tsx scripts/error-foresight.ts MODEL_DIR [WORLD] [TASKS] [--think folder|check] [--out FILE]
 // Does the Rehearse role foresee the calls the real environment rejects? The policy plays the first TASKS train tasks
 // × 4 in the real environment (T 1, seed 0: the gate's real-mode protocol); every call becomes a Rehearse prompt
 // (the exact prompt the rollout builds there, real results in the history) and the model's teacher-forced
 // p("error" | prompt, `<execution_result>\n{"`) is read at the decision token. Errors split into the episode's first
 // (foreseeing it needs the state: where the agent is, what exists) and later ones (an earlier error is in the history).
 // Sampled at T 1 this probability is the chance the Rehearse role imagines the error; 95% bootstrap over tasks.
-// --think (a model trained with `npm run sft --think-state`): the true state line is teacher-forced in the
+// --think HOW (a model trained with `npm run sft --think-state HOW`): the true state line is teacher-forced in the
 // `<think>` before the decision, so the figure is the lookup given the right state, an upper bound of what sampling
 // the line gets; the gate measures the sampled whole.
 import { writeFile } from 'node:fs/promises';
@@ -24,7 +24,8 @@ const argv = process.argv.slice(2);
 const outAt = argv.indexOf('--out');
 const out = outAt >= 0 ? argv.splice(outAt, 2)[1] : undefined;
 const thinkAt = argv.indexOf('--think');
-const think = thinkAt >= 0 && argv.splice(thinkAt, 1).length > 0;
+const think = thinkAt >= 0 ? (argv.splice(thinkAt, 2)[1] as 'folder' | 'check') : undefined;
+if (think !== undefined && think !== 'folder' && think !== 'check') throw new Error("--think takes 'folder' or 'check' (the model's --think-state)");
 const [dir, world = 'files', nTasks = '32'] = argv;
 if (!dir) throw new Error('usage: npx tsx scripts/error-foresight.ts MODEL_DIR [WORLD] [TASKS] [--out FILE]');
 const K = 4, SEED = 0;
@@ -39,7 +40,7 @@ const trajs = await rollout(specs, { ...rolloutSettings(profile), mode: 'real', 
 await policy.release();
 const T = folder.config.max_position_embeddings;
 const { examples } = await sftExperienceExamples(trajs.map((trajectory, j) => ({ task: specs[j].task, trajectory })), { rollout: rolloutSettings(profile), maxContext: T, countTokens: (s) => tok.encode(s).length,
-  stateLine: think ? (env, task) => getWorld(task.world).stateLine?.(env) : undefined });
+  stateLine: think ? (env, task, call) => getWorld(task.world).stateLine?.(env, think === 'check' ? call : undefined) : undefined });
 
 // Each example's task index: examples come in episode order, tagged `${taskId}#${seed}`.
 const taskIndex = new Map(tasks.map((t, i) => [t.id, i]));
@@ -87,7 +88,7 @@ const est = (stat: (idx: Int32Array) => number) => { const e = bootstrapStatisti
 const count = (kind: Row['kind']) => fits.filter((r) => r.kind === kind).length;
 const report = {
   model: dir, world,
-  protocol: { command: `npx tsx scripts/error-foresight.ts ${dir} ${world} ${nTasks}${think ? ' --think' : ''}`, think, tasks: tasks.length, split: 'train', offset: 0, k: K, temperature: 1, seed: SEED, resamples: 1000, interval: '95% bootstrap over tasks' },
+  protocol: { command: `npx tsx scripts/error-foresight.ts ${dir} ${world} ${nTasks}${think ? ` --think ${think}` : ''}`, think: think ?? null, tasks: tasks.length, split: 'train', offset: 0, k: K, temperature: 1, seed: SEED, resamples: 1000, interval: '95% bootstrap over tasks' },
   calls: fits.length, over_context: rows.length - fits.length,
   counts: { success: count('success'), first_error: count('first'), later_error: count('later') },
   p_error_on_first_errors: est(pooled('first')),

@@ -55,7 +55,7 @@ export interface SftOptions {
    * reference's simulator is asked to reason before it answers; this gives a small one the reasoning that decides a
    * state error (where the agent is, what that folder holds) as a target it writes just before the result.
    */
-  stateLine?: (env: Environment, task: Task) => string | undefined;
+  stateLine?: (env: Environment, task: Task, call?: ToolCall) => string | undefined;
 }
 
 /** The SFT target of a row: its text up to the stop, with the state line first when `stateLine` is given. */
@@ -66,7 +66,7 @@ function targetsOf(task: Task, rows: Row[], opts: SftOptions): Map<Row, string> 
   for (const r of rows) {
     const text = stripStop(r.text, format.stop) + (format.stop[0] ?? '');
     if (r.role !== 'rehearse' || !env || !opts.stateLine) { out.set(r, text); continue; }
-    const line = opts.stateLine(env, task);
+    const line = opts.stateLine(env, task, r.call);
     out.set(r, line === undefined ? text : `${THINK_OPEN}${line}${THINK_CLOSE}${text}`);
     if (r.call) { try { env.call(r.call.name, r.call.arguments); } catch { /* the real episode got an error result too */ } }
   }

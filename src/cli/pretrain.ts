@@ -38,7 +38,7 @@ import { BPETokenizer, DEFAULT_SPECIAL_TOKENS, trainBPE, type Pretokenizer } fro
 import { Model } from '../engine/trainer-core';
 import { getWorld } from '../envs/worlds/index';
 import { PERSON_NAMES } from '../envs/worlds/retail/db';
-import type { Environment, Task } from '../envs/types';
+import type { Environment, Task, ToolCall } from '../envs/types';
 import { cliArgs, defineCli } from './args';
 import { progress } from './util';
 import { memorySftExamples } from '../tts/memory-sft';
@@ -90,7 +90,7 @@ const cli = defineCli({
     'experience-temperature': { type: 'number', help: 'sampling temperature of the experience episodes (training samples at 1)', default: 1, min: 0 },
     'experience-mix': { type: 'int', help: 'experience episodes (their Rehearse rows) added to every step', default: 4, min: 0 },
     'rehearse-schema': { type: 'string', help: 'what the Rehearse prompt shows of the called tool\'s parameters (stored in the folder\'s profile; default: the profile\'s)', choices: ['json', 'compact', 'none'] },
-    'think-state': { type: 'boolean', help: "every Rehearse target opens with <think>the state its call is made from</think> (the world's state line; files: `/alex/docs: notes.txt, old/`), so the role writes where the agent is and what is there before it decides the result (src/agent/sft.ts targetsOf); worlds without a state line are unchanged" },
+    'think-state': { type: 'string', help: "every Rehearse target opens with <think>the state its call is made from</think>, so the role writes where the agent is and what is there before it decides the result (src/agent/sft.ts targetsOf): 'folder' the world's state line (files: `/alex: notes.txt, old/`), 'check' also what it says of each name the call uses (`…; plan.md: absent`); worlds without a state line are unchanged", choices: ['folder', 'check'] },
     'decision-weight': { type: 'number', help: "loss weight of a Rehearse target's first two tokens, where an error is told from a success ({\"error… or {\"current_working_directory…): that one decision is what error agreement measures, and it is 1 token of a 10–300-token target", default: 1, min: 0 },
     'copy-weight': { type: 'number', help: 'loss weight of target word tokens that also occur in the prompt (names, ids and tool names copied from the context)', default: 1, min: 0 },
     'curve-every': { type: 'number', help: 'evaluate held-out success every so many training CPU-minutes (0 = only at the end)', default: 0, min: 0 },
@@ -130,7 +130,8 @@ const cpuMinutes = () => { const u = process.cpuUsage(); return (u.user + u.syst
 
 /** How SFT rows are built: the profile's prompts, the context, and `--think-state`'s state lines. */
 function sftOptions(profile: PromptProfile, tok: BPETokenizer): SftOptions {
-  const stateLine = args['think-state'] ? (env: Environment, task: Task) => getWorld(task.world).stateLine?.(env) : undefined;
+  const how = args['think-state'];
+  const stateLine = how ? (env: Environment, task: Task, call?: ToolCall) => getWorld(task.world).stateLine?.(env, how === 'check' ? call : undefined) : undefined;
   return { rollout: rolloutSettings(profile), maxContext, countTokens: (s: string) => tok.encode(s).length, stateLine };
 }
 
@@ -286,7 +287,7 @@ async function main() {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
         meta: {
           size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
-          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], decisionWeight: args['decision-weight'], thinkState: args['think-state'] || undefined, errorShare: args['error-share'], swapShare: args['swap-share'] || undefined, scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], decisionWeight: args['decision-weight'], thinkState: args['think-state'], errorShare: args['error-share'], swapShare: args['swap-share'] || undefined, scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
           experience: experience.summary, lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
           examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
           cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,

@@ -40,6 +40,30 @@ describe('state lines in Rehearse targets (--think-state)', () => {
     expect(thought.filter((e) => e.role === 'act').map((e) => e.target)).toEqual(plain.filter((e) => e.role === 'act').map((e) => e.target));
   });
 
+  it("files, 'check': the line also says what the state makes of each name the call uses", async () => {
+    const tasks = getWorld('files').tasks({ split: 'train', count: 12 });
+    const check: SftOptions = { ...base, stateLine: (env, task, call) => getWorld(task.world).stateLine?.(env, call) };
+    const folder = (await sftExamples(tasks, withState)).examples.filter((e) => e.role === 'rehearse');
+    const thought = (await sftExamples(tasks, check)).examples.filter((e) => e.role === 'rehearse');
+    expect(thought).toHaveLength(folder.length);
+    let reads = 0, cds = 0;
+    thought.forEach((e, i) => {
+      const line = thinkOf(e.target)!;
+      expect(line.startsWith(thinkOf(folder[i].target)!)).toBe(true);
+      const call = e.prompt.slice(e.prompt.lastIndexOf('\nname: ')).match(/^\nname: (\w+)[^]*?arguments: (\{.*\})/);
+      const [name, args] = [call![1], JSON.parse(call![2]) as Record<string, string>];
+      // The expert's reads succeed: their file is here; its cd into a folder: that name is a folder here.
+      if (['cat', 'grep', 'wc', 'tail'].includes(name)) { expect(line).toContain(`; ${args.file_name}: file`); reads++; }
+      if (name === 'cd' && args.folder !== '..') { expect(line).toContain(`; ${args.folder}: folder`); cds++; }
+      if (name === 'pwd' || name === 'ls') expect(line).toBe(thinkOf(folder[i].target));
+    });
+    expect(reads).toBeGreaterThan(3);
+    expect(cds).toBeGreaterThan(3);
+    // A name that is not here is said to be absent, and the environment rejects reading it.
+    const env = tasks[0].makeEnv();
+    expect(getWorld('files').stateLine!(env, { name: 'cat', arguments: { file_name: 'no_such_file.txt' } })).toMatch(/; no_such_file\.txt: absent$/);
+  });
+
   it('a world without a state line (retail) gets no think', async () => {
     const tasks = getWorld('retail').tasks({ split: 'train', count: 3 });
     const ex = (await sftExamples(tasks, withState)).examples;

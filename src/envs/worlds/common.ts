@@ -58,9 +58,9 @@ export interface World {
   tasks(q?: TaskQuery): WorldTask[];
   /**
    * One line of the state a call is made from, for the Rehearse role's `<think>` (`npm run sft --think-state`);
-   * absent where the world has no short description of it.
+   * with the call, also what the state says of the names it uses. Absent where the world has no short description.
    */
-  stateLine?(env: Environment): string;
+  stateLine?(env: Environment, call?: ToolCall): string;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -255,7 +255,7 @@ export function defineWorld(spec: {
   name: string; description: string; policy: string; tools: () => ToolSchema[];
   generate(seed: number, difficulty: number): TaskPlan;
   stateOf(env: Environment): unknown;
-  stateLine?(env: Environment): string;
+  stateLine?(env: Environment, call?: ToolCall): string;
   /**
    * The world whose split and difficulty hashes this one shares (default: its own name). A variant of a world
    * (the files world with its tree shown, say) keeps the same seeds in the same splits, so slices stay paired.

@@ -78,6 +78,27 @@ export function folderLine(env: Environment): string {
   return `${cwd}: ${entries.join(', ')}`;
 }
 
+/** The arguments that name an entry of the working folder (a `find`'s path and name, a pattern, content do not). */
+const ENTRY_ARGUMENTS = ['folder', 'file_name', 'source', 'destination', 'dir_name'];
+
+/**
+ * folderLine, then what each name the call uses is here: `/alex: notes.txt, old/; old: folder; plan.md: absent`.
+ * Most of the files world's errors are one of these facts (a file elsewhere, a folder that is a file, a name taken),
+ * and written next to the listing they are a lookup of a name just written in a list just written.
+ */
+export function folderCheckLine(env: Environment, call?: { name: string; arguments: Record<string, unknown> }): string {
+  const line = folderLine(env);
+  if (!call) return line;
+  const here = fileSystemOf(env).workingDirectory.contents;
+  const facts = ENTRY_ARGUMENTS.flatMap((k) => {
+    const v = call.arguments?.[k];
+    if (typeof v !== 'string' || v === '' || v === '..' || v.includes('/')) return [];
+    const e = here.get(v);
+    return [`${v}: ${e === undefined ? 'absent' : e instanceof PyDirectory ? 'folder' : 'file'}`];
+  });
+  return [line, ...facts].join('; ');
+}
+
 /**
  * The files world's `live` visibility level: every tool result, error or not, ends with where the session now is
  * and what that folder holds (`"now_in": "/alex/docs: notes.txt, old/"`, folders with a slash). The state a call

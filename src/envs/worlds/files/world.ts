@@ -10,7 +10,7 @@ import type { Environment, ToolSchema } from '../../types';
 import { Rng } from '../rng';
 import { call, defineWorld, reply, toolsUsed, RestrictedEnv, type ExpertStep, type ItemSpec, type TaskPlan, type TurnPlan } from '../common';
 import { allNames, FsModel, generateTree, newDirName, newFileName, toScenario, type FsDir, type FsFile } from './tree';
-import { createWorldFsEnv, folderLine, fsStateOf, FS_TOOL_SCHEMAS, LiveFolderEnv } from './env';
+import { createWorldFsEnv, folderCheckLine, fsStateOf, FS_TOOL_SCHEMAS, LiveFolderEnv } from './env';
 
 export const FILES_POLICY = [
   'You manage a small file system with the tools; you start in the top folder. Be brief.',
@@ -384,7 +384,7 @@ export const filesWorld = defineWorld({
   tools: () => TOOL_ORDER.map((n) => schemas()[n]).filter(Boolean),
   generate: (seed, d) => generateFiles(seed, d, 'none'),
   stateOf: (env: Environment) => fsStateOf(env),
-  stateLine: folderLine,
+  stateLine: folderCheckLine,
 });
 
 /** The files world at a visibility level: the same seeds, splits and tasks, the starting tree shown to the user's first turn. */
@@ -396,7 +396,7 @@ function filesAt(v: Exclude<Visibility, 'none'>, shown: string) {
     tools: filesWorld.tools,
     generate: (seed, d) => generateFiles(seed, d, v),
     stateOf: (env: Environment) => fsStateOf(env),
-  stateLine: folderLine,
+  stateLine: folderCheckLine,
   });
 }
 export const filesFolderWorld = filesAt('folder', "the top folder's entries");
