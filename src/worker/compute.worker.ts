@@ -18,7 +18,7 @@ import { HF_URL_PREFIX, type HfLoadRequest, type HfProgressListener } from './pr
 import * as hfCache from './hf-cache';
 import { aliveLock } from './liveness';
 
-// Hugging Face models (transformers.js and its own ORT) load only when one is asked for.
+// Hugging Face models (transformers.js, on this worker's ORT: runtime-web.ts) load only when one is asked for.
 let hfModule: Promise<typeof import('./hf-service')> | null = null;
 const hf = () => (hfModule ??= import('./hf-service'));
 const isHf = (url: string) => url.startsWith(HF_URL_PREFIX);
