@@ -25,6 +25,8 @@ describe('state lines in Rehearse targets (--think-state)', () => {
       const calls = (task.reference as Message[]).flatMap((m) => (m.role === 'assistant' ? m.toolCalls ?? [] : []));
       const env = task.makeEnv();
       const expected = calls.map((c) => { const line = getWorld('files').stateLine!(env); env.call(c.name, c.arguments); return line; });
+      // The path starts at the top folder (~): its own name is in no message a simulator reads.
+      expect(expected[0]).toMatch(/^~: /);
       const rows = thought.filter((e) => e.taskId === task.id && e.role === 'rehearse');
       expect(rows.map((e) => thinkOf(e.target))).toEqual(expected);
       // Only the think is new: the rest of every target is as before, and it still parses as a result.

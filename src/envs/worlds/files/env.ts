@@ -74,20 +74,34 @@ function fileSystemOf(env: Environment): GorillaFileSystem {
 export function folderLine(env: Environment): string {
   const fs = fileSystemOf(env);
   const cwd = (fs.pwd() as Map<string, string>).get('current_working_directory');
-  const entries = [...fs.workingDirectory.contents].map(([k, v]) => (v instanceof PyDirectory ? `${String(k)}/` : String(k)));
-  return `${cwd}: ${entries.join(', ')}`;
+  return `${cwd}: ${entriesHere(fs)}`;
+}
+
+const entriesHere = (fs: GorillaFileSystem) =>
+  [...fs.workingDirectory.contents].map(([k, v]) => (v instanceof PyDirectory ? `${String(k)}/` : String(k))).join(', ');
+
+/**
+ * folderLine with the path from the top folder (`~/docs: notes.txt, old/`): the top folder's own name is in no
+ * message until a `pwd`, so a line that a simulator writes must not start with it.
+ */
+export function relativeFolderLine(env: Environment): string {
+  const fs = fileSystemOf(env);
+  const cwd = String((fs.pwd() as Map<string, string>).get('current_working_directory'));
+  const top = `/${fs.root.name}`;
+  const rel = cwd === top ? '~' : cwd.startsWith(`${top}/`) ? `~${cwd.slice(top.length)}` : cwd;
+  return `${rel}: ${entriesHere(fs)}`;
 }
 
 /** The arguments that name an entry of the working folder (a `find`'s path and name, a pattern, content do not). */
 const ENTRY_ARGUMENTS = ['folder', 'file_name', 'source', 'destination', 'dir_name'];
 
 /**
- * folderLine, then what each name the call uses is here: `/alex: notes.txt, old/; old: folder; plan.md: absent`.
+ * relativeFolderLine, then what each name the call uses is here: `~: notes.txt, old/; old: folder; plan.md: absent`.
  * Most of the files world's errors are one of these facts (a file elsewhere, a folder that is a file, a name taken),
  * and written next to the listing they are a lookup of a name just written in a list just written.
  */
 export function folderCheckLine(env: Environment, call?: { name: string; arguments: Record<string, unknown> }): string {
-  const line = folderLine(env);
+  const line = relativeFolderLine(env);
   if (!call) return line;
   const here = fileSystemOf(env).workingDirectory.contents;
   const facts = ENTRY_ARGUMENTS.flatMap((k) => {
