@@ -7,7 +7,9 @@
 // Sampled at T 1 this probability is the chance the Rehearse role imagines the error; 95% bootstrap over tasks.
 // --think HOW (a model trained with `npm run sft --think-state HOW`): the true state line is teacher-forced in the
 // `<think>` before the decision, so the figure is the lookup given the right state, an upper bound of what sampling
-// the line gets; the gate measures the sampled whole.
+// the line gets; the gate measures the sampled whole. --sampled (with --think): the model writes its own think
+// (greedy, up to `</think>`) and p(error) is read after it: the foresight the Rehearse role has when nothing is
+// forced; the report adds how often the written line equals the true one, its folder part, and its facts part.
 import { writeFile } from 'node:fs/promises';
 import { profileFromConfig, rolloutSettings } from '../src/agent/profile';
 import { sftExperienceExamples } from '../src/agent/sft';
@@ -26,6 +28,9 @@ const out = outAt >= 0 ? argv.splice(outAt, 2)[1] : undefined;
 const thinkAt = argv.indexOf('--think');
 const think = thinkAt >= 0 ? (argv.splice(thinkAt, 2)[1] as 'folder' | 'check') : undefined;
 if (think !== undefined && think !== 'folder' && think !== 'check') throw new Error("--think takes 'folder' or 'check' (the model's --think-state)");
+const sampledAt = argv.indexOf('--sampled');
+const sampled = sampledAt >= 0 && argv.splice(sampledAt, 1).length > 0;
+if (sampled && !think) throw new Error('--sampled needs --think HOW');
 const [dir, world = 'files', nTasks = '32'] = argv;
 if (!dir) throw new Error('usage: npx tsx scripts/error-foresight.ts MODEL_DIR [WORLD] [TASKS] [--out FILE]');
 const K = 4, SEED = 0;
@@ -45,15 +50,31 @@ const { examples } = await sftExperienceExamples(trajs.map((trajectory, j) => ({
 // Each example's task index: examples come in episode order, tagged `${taskId}#${seed}`.
 const taskIndex = new Map(tasks.map((t, i) => [t.id, i]));
 const probe = tok.encode('\n<execution_result>\n{"error');
-type Row = { ids: number[]; at: number; task: number; kind: 'success' | 'first' | 'later'; p: number };
+type Row = { ids: number[]; at: number; task: number; kind: 'success' | 'first' | 'later'; p: number; i: number };
 const erred = new Set<string>();
-const rows: Row[] = examples.map((e) => {
-  const thought = think ? e.target.slice(0, e.target.indexOf('</think>') + '</think>'.length) : '';
+const trueThinks = examples.map((e) => (think ? e.target.slice(0, e.target.indexOf('</think>') + '</think>'.length) : ''));
+// --sampled: the think each prompt gets from the model itself, greedy.
+let thinks = trueThinks;
+if (sampled) {
+  const writer = await samplerFromFolder(folder, rt, { name: 'think', mode: 'fast' });
+  thinks = [];
+  for (let i = 0; i < examples.length; i += 16) {
+    const gens = await writer.generate(examples.slice(i, i + 16).map((e) => ({ prompt: e.prompt, maxNewTokens: 96, temperature: 0, topP: 1, topK: 0, stop: ['</think>'], seed: SEED })));
+    thinks.push(...gens.map((g) => (g.text.startsWith('<think>') && g.text.endsWith('</think>') ? g.text : `<think>${g.text.replace(/^<think>/, '').replace(/<\/think>$/, '')}</think>`)));
+    process.stderr.write(`\rthought ${thinks.length} / ${examples.length}`);
+  }
+  process.stderr.write('\n');
+  await writer.release();
+}
+const folderPart = (t: string) => t.replace(/^<think>/, '').replace(/<\/think>$/, '').split('; ')[0];
+const factsPart = (t: string) => t.replace(/^<think>/, '').replace(/<\/think>$/, '').split('; ').slice(1).join('; ');
+const rows: Row[] = examples.map((e, i) => {
+  const thought = thinks[i];
   const p = [...tok.encode(e.prompt), ...(thought ? tok.encode(thought) : [])];
   const err = /^(<think>[^]*?<\/think>)?\s*<execution_result>\s*\{"error/.test(e.target);
   const kind = !err ? 'success' : erred.has(e.taskId) ? 'later' : 'first';
   if (err) erred.add(e.taskId);
-  return { ids: [...p, ...probe], at: p.length + probe.length - 2, task: taskIndex.get(e.taskId.split('#')[0]) ?? -1, kind, p: NaN };
+  return { ids: [...p, ...probe], at: p.length + probe.length - 2, task: taskIndex.get(e.taskId.split('#')[0]) ?? -1, kind, p: NaN, i };
 });
 const model = new Model(folder.config, rt, folder.params, { seed: SEED });
 const B = 4;
@@ -88,7 +109,7 @@ const est = (stat: (idx: Int32Array) => number) => { const e = bootstrapStatisti
 const count = (kind: Row['kind']) => fits.filter((r) => r.kind === kind).length;
 const report = {
   model: dir, world,
-  protocol: { command: `npx tsx scripts/error-foresight.ts ${dir} ${world} ${nTasks}${think ? ` --think ${think}` : ''}`, think: think ?? null, tasks: tasks.length, split: 'train', offset: 0, k: K, temperature: 1, seed: SEED, resamples: 1000, interval: '95% bootstrap over tasks' },
+  protocol: { command: `npx tsx scripts/error-foresight.ts ${dir} ${world} ${nTasks}${think ? ` --think ${think}` : ''}${sampled ? ' --sampled' : ''}`, think: think ?? null, sampled, tasks: tasks.length, split: 'train', offset: 0, k: K, temperature: 1, seed: SEED, resamples: 1000, interval: '95% bootstrap over tasks' },
   calls: fits.length, over_context: rows.length - fits.length,
   counts: { success: count('success'), first_error: count('first'), later_error: count('later') },
   p_error_on_first_errors: est(pooled('first')),
@@ -98,6 +119,11 @@ const report = {
   successes_above_half: fits.filter((r) => r.kind === 'success' && r.p > 0.5).length,
   auc_first_vs_success: est(auc('first')),
   auc_later_vs_success: est(auc('later')),
+  ...(sampled ? { written_think: Object.fromEntries((['first', 'later', 'success'] as const).map((kind) => {
+    const rs = fits.filter((r) => r.kind === kind);
+    const share = (f: (r: Row) => boolean) => +(rs.filter(f).length / Math.max(1, rs.length)).toFixed(4);
+    return [kind, { rows: rs.length, exact: share((r) => thinks[r.i] === trueThinks[r.i]), folder: share((r) => folderPart(thinks[r.i]) === folderPart(trueThinks[r.i])), facts: share((r) => factsPart(thinks[r.i]) === factsPart(trueThinks[r.i])) }];
+  })) } : {}),
 };
 const text = JSON.stringify(report, null, 2) + '\n';
 if (out) await writeFile(out, text);
