@@ -5,7 +5,7 @@ import { withFolderShown } from '../../src/envs/worlds/files/env';
 
 const N = 40;
 const calls = (t: { reference: { role: string; toolCalls?: unknown[] }[] }) => t.reference.flatMap((m) => (m.role === 'assistant' ? m.toolCalls ?? [] : []));
-const LEVELS = ['files-folder', 'files-all', 'files-live'];
+const LEVELS = ['files-folder', 'files-all', 'files-live', 'files-lines'];
 
 describe('files visibility levels (the simulator gate\'s knob)', () => {
   it.each(LEVELS)('%s has the files world\'s seeds, splits and expert calls; only what is shown differs, and its experts verify', (name) => {
@@ -15,12 +15,28 @@ describe('files visibility levels (the simulator gate\'s knob)', () => {
     level.forEach((t, i) => {
       expect(calls(t)).toEqual(calls(base[i]));
       const first = (t.reference[0] as { content: string }).content;
-      expect(first.startsWith('My top folder has: ')).toBe(true);
+      expect(first.startsWith(name === 'files-lines' ? 'My folders:\n~: ' : 'My top folder has: ')).toBe(true);
       expect(first.endsWith((base[i].reference[0] as { content: string }).content)).toBe(true);
       const r = replayReference(t);
       expect(r.mismatches).toEqual([]);
       expect(judgeEpisode(t, r.turnSteps, r.env).score).toBe(1);
     });
+  });
+
+  it('files-lines: the state line of every folder the expert enters is a line of the first message until it changes the tree', () => {
+    const world = getWorld('files-lines');
+    let checked = 0;
+    for (const t of world.tasks({ split: 'train', count: N })) {
+      const lines = new Set((t.reference[0] as { content: string }).content.split('\n'));
+      const env = t.makeEnv();
+      for (const c of calls(t) as { name: string; arguments: Record<string, unknown> }[]) {
+        if (['mkdir', 'touch', 'echo', 'mv', 'cp', 'rm'].includes(c.name)) break;
+        expect(lines.has(world.stateLine!(env))).toBe(true);
+        checked++;
+        env.call(c.name, c.arguments);
+      }
+    }
+    expect(checked).toBeGreaterThan(N);
   });
 
   it('files-live: every result ends with the working folder and its entries, as they are after the call', () => {

@@ -5,16 +5,16 @@
 
 import type { World, WorldTask } from './common';
 import { retailWorld } from './retail/world';
-import { filesAllWorld, filesFolderWorld, filesLiveWorld, filesWorld } from './files/world';
+import { filesAllWorld, filesFolderWorld, filesLinesWorld, filesLiveWorld, filesWorld } from './files/world';
 
 export type { World, WorldTask, TaskQuery, Split, ItemSpec, TurnPlan, TaskPlan, ExpertStep } from './common';
 export { splitOf, difficultyOf, selectSeeds, jsonDiff, replayReference, RestrictedEnv } from './common';
 export { retailWorld, RETAIL_POLICY } from './retail/world';
-export { filesWorld, filesFolderWorld, filesAllWorld, filesLiveWorld, FILES_POLICY, VISIBILITIES, type Visibility } from './files/world';
+export { filesWorld, filesFolderWorld, filesAllWorld, filesLiveWorld, filesLinesWorld, FILES_POLICY, VISIBILITIES, type Visibility } from './files/world';
 
-// files-folder, files-all and files-live are the files world's visibility levels (its tasks with the starting tree
-// shown; live: every result ends with the working folder's entries).
-const WORLDS: Record<string, World> = { retail: retailWorld, files: filesWorld, 'files-folder': filesFolderWorld, 'files-all': filesAllWorld, 'files-live': filesLiveWorld };
+// files-folder, files-all, files-live and files-lines are the files world's visibility levels (its tasks with the
+// starting tree shown; live: every result ends with the working folder's entries; lines: every folder on its own line).
+const WORLDS: Record<string, World> = { retail: retailWorld, files: filesWorld, 'files-folder': filesFolderWorld, 'files-all': filesAllWorld, 'files-live': filesLiveWorld, 'files-lines': filesLinesWorld };
 
 export function listWorlds(): World[] { return Object.values(WORLDS); }
 export function worldNames(): string[] { return Object.keys(WORLDS); }

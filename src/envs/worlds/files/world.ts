@@ -314,8 +314,8 @@ const POOL: Record<number, Intent[]> = {
  * of a file in another folder) from what its prompt shows; the level where the simulator gate holds is where
  * world rehearsal can be tested fairly.
  */
-export type Visibility = 'none' | 'folder' | 'all' | 'live';
-export const VISIBILITIES: readonly Visibility[] = ['none', 'folder', 'all', 'live'];
+export type Visibility = 'none' | 'folder' | 'all' | 'live' | 'lines';
+export const VISIBILITIES: readonly Visibility[] = ['none', 'folder', 'all', 'live', 'lines'];
 
 /** "docs/ (notes.txt, old/ (a.txt)), music/ (), todo.txt": folders first as the backend lists them, then files. */
 export function describeTree(d: FsDir, depth: number): string {
@@ -324,9 +324,19 @@ export function describeTree(d: FsDir, depth: number): string {
   return entries.join(', ');
 }
 
+/**
+ * Every folder of the tree as `~/path: entries` (folders with a slash), the form of the files state line
+ * (env.ts relativeFolderLine): at the `lines` level the state a call starts from is one of these lines, verbatim.
+ */
+export function folderLines(d: FsDir, path: string): string[] {
+  const here = `${path}: ${describeTree(d, 1)}`;
+  return [here, ...Object.entries(d.contents).flatMap(([n, node]) => (node.type === 'file' ? [] : folderLines(node, `${path}/${n}`)))];
+}
+
 /** The user's first message with the starting tree in front of the request. */
 export function withTreeShown(request: string, root: FsDir, v: Visibility): string {
   if (v === 'none') return request;
+  if (v === 'lines') return `My folders:\n${folderLines(root, '~').join('\n')}\n${request}`;
   // live shows the top folder too: the first call has no earlier result to read the folder from.
   const listing = describeTree(root, v === 'all' ? Infinity : 1);
   return `My top folder has: ${listing || 'nothing'}. ${request}`;
@@ -402,3 +412,4 @@ function filesAt(v: Exclude<Visibility, 'none'>, shown: string) {
 export const filesFolderWorld = filesAt('folder', "the top folder's entries");
 export const filesLiveWorld = filesAt('live', "the top folder's entries, and every tool result ends with the working folder and its entries");
 export const filesAllWorld = filesAt('all', 'the whole starting tree');
+export const filesLinesWorld = filesAt('lines', 'every folder of the starting tree on its own line, as `~/path: entries`');
