@@ -37,6 +37,7 @@ export const CATALOG: Record<string, Entry> = {
   'e2e:learns': { note: "Long Playwright run kept out of `npm test`: the Train page's default run over 5 minutes (asserts the training-reward and paired held-out rises; figures to `test-results/train-learns.json`)." },
   'bench:browser': { note: 'The Train page\'s default preset in headless Chromium, s/step against the worker on both reference paths (`e2e/train-speed.spec.ts`).' },
   'bench:tti': { note: "The Rollout page's time to interactive in headless Chromium (skeleton, trace, Run enabled, WebGPU verdict; cold and verdict-remembered loads): JSON to stdout and `docs/results/bench/tti.json`." },
+  'bench:ort': { note: 'Training and sampling speed of two Playwright builds side by side in one headless Chromium (WASM and software WebGPU), to compare ONNX Runtime copies (JSON; [delivery.md](delivery.md)).' },
   'bench:size': { note: 'First-visit transfer of each page of a production build served by `vite preview` in headless Chromium: raw, gzip, brotli and sent bytes per file, the wasm fetched (JSON; [delivery.md](delivery.md)).' },
   engine: { note: 'LM training and sampling on the engine.', defs: d(ENGINE_TRAIN_LM_CLI, ENGINE_SAMPLE_CLI) },
   envs: { note: 'Worlds and tools: list them, show a task, call a tool.', defs: d(ENVS_LIST_CLI, ENVS_SHOW_CLI, ENVS_CALL_CLI) },
