@@ -4,7 +4,7 @@
 // "Restart the worker" button, and after the restart the same page computes again.
 
 import { expect, test, type Page } from '@playwright/test';
-import { openApp } from './helpers';
+import { openApp, workerReady } from './helpers';
 
 type E2eApi = { debugDie(how: 'close' | 'throw'): Promise<void>; worlds(): Promise<unknown[]> };
 const die = (page: Page) => page.evaluate(() => (window.__envace!.api as unknown as E2eApi).debugDie('close'));
@@ -24,7 +24,7 @@ test('the compute worker dies under a Rollout run and on the Models page: calls 
 
   await page.getByTestId('worker-restart').click();
   await expect(page.getByTestId('worker-dead')).toHaveCount(0);
-  await page.evaluate(() => window.__envace!.ready);
+  await workerReady(page);
   expect((await page.evaluate(() => (window.__envace!.api as unknown as E2eApi).worlds())).length).toBeGreaterThan(0);
 
   // Models: the worker dies while the page is open; its engine self-test then fails at once with the cause (the

@@ -11,9 +11,26 @@ export async function openApp(page: Page, query = '', hash = ''): Promise<Backen
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`/${query}${hash}`);
   await page.waitForFunction(() => Boolean(window.__envace), null, { timeout: 30_000 });
-  const info = await page.evaluate(() => window.__envace!.ready);
+  const info = await workerReady(page);
   if (errors.length) throw new Error(`page errors: ${errors.join('\n')}`);
   return info;
+}
+
+/**
+ * The worker's init, settled. Not `evaluate(() => window.__envace.ready)`: the protocol holds the promise it awaits
+ * weakly, and on a loaded box an init that takes seconds let it be collected ("Resulting promise was garbage
+ * collected", once in a full clean-clone run). The page records the outcome; the test polls for it.
+ */
+export async function workerReady(page: Page, timeout = 60_000): Promise<BackendInfo> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __envaceReadyOutcome?: { info?: BackendInfo; error?: string } };
+    delete w.__envaceReadyOutcome;
+    void window.__envace!.ready.then((info) => { w.__envaceReadyOutcome = { info }; }, (e) => { w.__envaceReadyOutcome = { error: String(e) }; });
+  });
+  const handle = await page.waitForFunction(() => (window as unknown as { __envaceReadyOutcome?: unknown }).__envaceReadyOutcome, null, { timeout });
+  const outcome = await handle.jsonValue() as { info?: BackendInfo; error?: string };
+  if (outcome.error !== undefined) throw new Error(`worker init failed: ${outcome.error}`);
+  return outcome.info!;
 }
 
 /** Max absolute difference between two equal-length numeric arrays. */

@@ -6,7 +6,7 @@
 // Screenshots of each page's first screen at 1440 and 390 px go to docs/screenshots/first-screen/.
 
 import { expect, test, type Page } from '@playwright/test';
-import { openApp } from './helpers';
+import { openApp, workerReady } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 900 } });
 
@@ -181,7 +181,7 @@ test('screenshots: each page\'s first screen at 1440 × 900 and 390 × 844 (docs
     for (const name of Object.keys(ready)) {
       await page.goto(`/?backend=wasm#/${name}`);
       await page.waitForFunction(() => Boolean(window.__envace));
-      await page.evaluate(() => window.__envace!.ready);
+      await workerReady(page);
       await ready[name]!();
       await page.waitForTimeout(500);
       const w = await widths(page);

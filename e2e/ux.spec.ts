@@ -6,8 +6,7 @@
 
 import fs from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import type { BackendInfo } from '../src/worker/protocol';
-import { openApp } from './helpers';
+import { openApp, workerReady } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 900 } });
 
@@ -94,7 +93,7 @@ test('first paint: the shipped trace with rehearsed vs real panels, no click; au
 
   // Auto mode: SwiftShader reports isFallbackAdapter; the start is on WASM at once (issue 24) and both EPs are
   // timed in the background; the faster one is remembered for the adapter (this load stays on WASM).
-  const info = await page.evaluate(() => window.__envace!.ready) as BackendInfo;
+  const info = await workerReady(page);
   console.log(`[ux] auto backend: ${info.kind} · ${info.reason}`);
   expect(info.requested).toBe('auto');
   expect(info.adapter?.isFallbackAdapter).toBe(true);
