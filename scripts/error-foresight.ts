@@ -20,7 +20,7 @@ import { nodeRuntime } from '../src/engine/runtime-node';
 import { samplerFromFolder } from '../src/engine/sampler';
 import { BPETokenizer } from '../src/engine/tokenizer';
 import { Model, makeLmBatch } from '../src/engine/trainer-core';
-import { getWorld } from '../src/envs/worlds/index';
+import { getWorld, thinkStateLine } from '../src/envs/worlds/index';
 
 const argv = process.argv.slice(2);
 const outAt = argv.indexOf('--out');
@@ -45,7 +45,7 @@ const trajs = await rollout(specs, { ...rolloutSettings(profile), mode: 'real', 
 await policy.release();
 const T = folder.config.max_position_embeddings;
 const { examples } = await sftExperienceExamples(trajs.map((trajectory, j) => ({ task: specs[j].task, trajectory })), { rollout: rolloutSettings(profile), maxContext: T, countTokens: (s) => tok.encode(s).length,
-  stateLine: think ? (env, task, call) => getWorld(task.world).stateLine?.(env, think === 'check' ? call : undefined) : undefined });
+  stateLine: think && thinkStateLine(think) });
 
 // Each example's task index: examples come in episode order, tagged `${taskId}#${seed}`.
 const taskIndex = new Map(tasks.map((t, i) => [t.id, i]));

@@ -62,11 +62,12 @@ export interface SftOptions {
 function targetsOf(task: Task, rows: Row[], opts: SftOptions): Map<Row, string> {
   const format = opts.rollout?.format ?? compactFormat;
   const out = new Map<Row, string>();
-  const env = opts.stateLine ? task.makeEnv() : undefined;
+  const { stateLine } = opts;
+  const env = stateLine && task.makeEnv();
   for (const r of rows) {
     const text = stripStop(r.text, format.stop) + (format.stop[0] ?? '');
-    if (r.role !== 'rehearse' || !env || !opts.stateLine) { out.set(r, text); continue; }
-    const line = opts.stateLine(env, task, r.call);
+    if (r.role !== 'rehearse' || !env || !stateLine) { out.set(r, text); continue; }
+    const line = stateLine(env, task, r.call);
     out.set(r, line === undefined ? text : `${THINK_OPEN}${line}${THINK_CLOSE}${text}`);
     if (r.call) { try { env.call(r.call.name, r.call.arguments); } catch { /* the real episode got an error result too */ } }
   }

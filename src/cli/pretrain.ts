@@ -36,9 +36,9 @@ import { createNodeRuntime, nodeRuntime } from '../engine/runtime-node';
 import { samplerFromFolder } from '../engine/sampler';
 import { BPETokenizer, DEFAULT_SPECIAL_TOKENS, trainBPE, type Pretokenizer } from '../engine/tokenizer';
 import { Model } from '../engine/trainer-core';
-import { getWorld } from '../envs/worlds/index';
+import { getWorld, thinkStateLine } from '../envs/worlds/index';
 import { PERSON_NAMES } from '../envs/worlds/retail/db';
-import type { Environment, Task, ToolCall } from '../envs/types';
+import type { Task } from '../envs/types';
 import { cliArgs, defineCli } from './args';
 import { progress } from './util';
 import { memorySftExamples } from '../tts/memory-sft';
@@ -130,9 +130,8 @@ const cpuMinutes = () => { const u = process.cpuUsage(); return (u.user + u.syst
 
 /** How SFT rows are built: the profile's prompts, the context, and `--think-state`'s state lines. */
 function sftOptions(profile: PromptProfile, tok: BPETokenizer): SftOptions {
-  const how = args['think-state'];
-  const stateLine = how ? (env: Environment, task: Task, call?: ToolCall) => getWorld(task.world).stateLine?.(env, how === 'check' ? call : undefined) : undefined;
-  return { rollout: rolloutSettings(profile), maxContext, countTokens: (s: string) => tok.encode(s).length, stateLine };
+  const how = args['think-state'] as 'folder' | 'check' | undefined;
+  return { rollout: rolloutSettings(profile), maxContext, countTokens: (s: string) => tok.encode(s).length, stateLine: how && thinkStateLine(how) };
 }
 
 /** Tokenized SFT rows of some tasks, grouped by conversation (one entry per task, rows in order). */

@@ -6,12 +6,12 @@ import { formatAct, parseRehearse } from '../../src/agent/protocol';
 import { rollout } from '../../src/agent/rollout';
 import type { GenerateRequest, Generation, TextGenerator } from '../../src/engine/generator';
 import { Rng } from '../../src/engine/rng';
-import { getWorld } from '../../src/envs/worlds/index';
+import { getWorld, thinkStateLine } from '../../src/envs/worlds/index';
 import type { Message } from '../../src/envs/types';
 
 const settings = rolloutSettings({ ...LEAN_PROFILE, rehearsePrompt: REFERENCE_REHEARSE_PROMPT });
 const base: SftOptions = { rollout: settings, maxContext: 4096, countTokens: (s) => Math.ceil(s.length / 4) };
-const withState: SftOptions = { ...base, stateLine: (env, task) => getWorld(task.world).stateLine?.(env) };
+const withState: SftOptions = { ...base, stateLine: thinkStateLine('folder') };
 const thinkOf = (target: string) => target.match(/^<think>([^]*?)<\/think>\n<execution_result>/)?.[1];
 
 describe('state lines in Rehearse targets (--think-state)', () => {
@@ -44,7 +44,7 @@ describe('state lines in Rehearse targets (--think-state)', () => {
 
   it("files, 'check': the line also says what the state makes of each name the call uses", async () => {
     const tasks = getWorld('files').tasks({ split: 'train', count: 12 });
-    const check: SftOptions = { ...base, stateLine: (env, task, call) => getWorld(task.world).stateLine?.(env, call) };
+    const check: SftOptions = { ...base, stateLine: thinkStateLine('check') };
     const folder = (await sftExamples(tasks, withState)).examples.filter((e) => e.role === 'rehearse');
     const thought = (await sftExamples(tasks, check)).examples.filter((e) => e.role === 'rehearse');
     expect(thought).toHaveLength(folder.length);

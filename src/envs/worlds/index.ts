@@ -3,6 +3,7 @@
 //   getWorld('files').tasks({ split: 'train', difficulty: 2, count: 100, offset: 0 })
 // Seeds are the task identity: the same seed always yields the same task, split and difficulty.
 
+import type { Environment, Task, ToolCall } from '../types';
 import type { World, WorldTask } from './common';
 import { retailWorld } from './retail/world';
 import { filesAllWorld, filesFolderWorld, filesLinesWorld, filesLiveWorld, filesWorld } from './files/world';
@@ -38,4 +39,12 @@ export function taskData(t: WorldTask) {
     id: t.id, world: t.world, seed: t.seed, split: t.split, difficulty: t.difficulty, tags: t.tags,
     policy: t.policy, tools: t.makeEnv().tools(), userTurns: t.userTurns, reference: t.reference, checklist: t.checklist,
   };
+}
+
+/**
+ * The state lines `npm run sft --think-state HOW` writes into Rehearse targets: each task's world's `stateLine`
+ * ('folder': the state alone; 'check': also what it says of the call's names), undefined for worlds without one.
+ */
+export function thinkStateLine(how: 'folder' | 'check') {
+  return (env: Environment, task: Task, call?: ToolCall): string | undefined => getWorld(task.world).stateLine?.(env, how === 'check' ? call : undefined);
 }

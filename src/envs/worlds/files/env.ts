@@ -74,22 +74,18 @@ function fileSystemOf(env: Environment): GorillaFileSystem {
 export function folderLine(env: Environment): string {
   const fs = fileSystemOf(env);
   const cwd = (fs.pwd() as Map<string, string>).get('current_working_directory');
-  return `${cwd}: ${entriesHere(fs)}`;
+  const entries = [...fs.workingDirectory.contents].map(([k, v]) => (v instanceof PyDirectory ? `${String(k)}/` : String(k)));
+  return `${cwd}: ${entries.join(', ')}`;
 }
-
-const entriesHere = (fs: GorillaFileSystem) =>
-  [...fs.workingDirectory.contents].map(([k, v]) => (v instanceof PyDirectory ? `${String(k)}/` : String(k))).join(', ');
 
 /**
  * folderLine with the path from the top folder (`~/docs: notes.txt, old/`): the top folder's own name is in no
  * message until a `pwd`, so a line that a simulator writes must not start with it.
  */
 export function relativeFolderLine(env: Environment): string {
-  const fs = fileSystemOf(env);
-  const cwd = String((fs.pwd() as Map<string, string>).get('current_working_directory'));
-  const top = `/${fs.root.name}`;
-  const rel = cwd === top ? '~' : cwd.startsWith(`${top}/`) ? `~${cwd.slice(top.length)}` : cwd;
-  return `${rel}: ${entriesHere(fs)}`;
+  const top = `/${fileSystemOf(env).root.name}`;
+  const line = folderLine(env);
+  return line.startsWith(`${top}:`) || line.startsWith(`${top}/`) ? `~${line.slice(top.length)}` : line;
 }
 
 /** The arguments that name an entry of the working folder (a `find`'s path and name, a pattern, content do not). */
