@@ -69,6 +69,10 @@ function apply(text: string, map: Map<string, string>, names: RegExp | null): st
 
 /** Scramble the identifiers of each task's examples (one map per task), keeping rows in order. */
 export function scrambleExamples(examples: SftExample[], rng: Rng, opts: ScrambleOptions): SftExample[] {
+  // A word the instructions use (the Rehearse role's "a tool not in the list") stays: the instructions are
+  // the same in every conversation, and a name pool's common words ("list", "plan") must not reword them.
+  const instructions = [...new Set(examples.map((e) => e.prompt.slice(0, Math.max(0, e.prompt.indexOf('<|end|>')))))].join('\n');
+  opts = { ...opts, words: opts.words.filter((w) => !wordPattern([w, w.toLowerCase()]).test(instructions)) };
   const byTask = new Map<string, SftExample[]>();
   for (const e of examples) (byTask.get(e.taskId) ?? byTask.set(e.taskId, []).get(e.taskId)!).push(e);
   const maps = new Map<string, Map<string, string>>();

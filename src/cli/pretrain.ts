@@ -38,6 +38,7 @@ import { BPETokenizer, DEFAULT_SPECIAL_TOKENS, trainBPE, type Pretokenizer } fro
 import { Model } from '../engine/trainer-core';
 import { getWorld, thinkStateLine } from '../envs/worlds/index';
 import { PERSON_NAMES } from '../envs/worlds/retail/db';
+import { FILE_NAME_WORDS } from '../envs/worlds/files/tree';
 import type { Task } from '../envs/types';
 import { cliArgs, defineCli } from './args';
 import { progress } from './util';
@@ -72,7 +73,7 @@ const cli = defineCli({
     heads: { type: 'int', help: 'override the preset: attention heads', min: 1 },
     inter: { type: 'int', help: 'override the preset: MLP size', min: 8 },
     pretokenizer: { type: 'string', help: "tokenizer pieces: 'words' keeps a word's leading space apart, so names copy as the same ids (new tokenizers only)", default: 'gpt2', choices: ['gpt2', 'words'] },
-    scramble: { type: 'number', help: 'share of train conversations whose names and numeric ids are replaced by random ones, consistently (src/agent/scramble.ts): copying, not a name prior', default: 0, min: 0, max: 1 },
+    scramble: { type: 'number', help: 'share of train conversations whose names (people; files and folders in the files worlds) and numeric ids (not in files-only runs) are replaced by random ones, consistently (src/agent/scramble.ts): copying, not a name prior', default: 0, min: 0, max: 1 },
     'copy-warmup': { type: 'int', help: 'first steps train only the synthetic copying drill (src/agent/copy-drill.ts)', default: 0, min: 0 },
     'copy-rows': { type: 'int', help: 'drill rows per warm-up step', default: 32, min: 1 },
     'copy-mix': { type: 'int', help: 'drill rows added to every later step', default: 0, min: 0 },
@@ -168,7 +169,9 @@ function reshape(examples: SftExample[], rng: Rng): SftExample[] {
   }
   const kept = examples.filter((e) => e.role === 'act' || !actOnly.has(e.taskId));
   const toScramble = kept.filter((e) => scrambled.has(e.taskId));
-  const done = scrambleExamples(toScramble, rng, { words: [...PERSON_NAMES] });
+  // Files conversations scramble their file and folder names, not their digits: counts and sizes are computed from the content.
+  const files = worlds.some((w) => w.startsWith('files'));
+  const done = scrambleExamples(toScramble, rng, { words: [...PERSON_NAMES, ...(files ? FILE_NAME_WORDS : [])], minDigits: files && !worlds.includes('retail') ? Infinity : 2 });
   let i = 0;
   return kept.map((e) => (scrambled.has(e.taskId) ? done[i++] : e));
 }

@@ -26,6 +26,9 @@ const FILE_STEMS: Record<FileKind, string[]> = {
   md: ['readme', 'summary', 'guide', 'changelog'],
 };
 
+/** Every word a files name is made of (folders, tops, file stems): what `npm run sft --scramble` replaces in files conversations. */
+export const FILE_NAME_WORDS: readonly string[] = [...new Set([...DIR_NAMES, ...ROOT_NAMES, ...Object.values(FILE_STEMS).flat()])];
+
 export function fileContent(rng: Rng, kind: FileKind): string {
   switch (kind) {
     case 'txt': return rng.sample(NOTE_LINES, rng.int(1, 3)).join('\n');
