@@ -9,7 +9,8 @@
 // `<think>` before the decision, so the figure is the lookup given the right state, an upper bound of what sampling
 // the line gets; the gate measures the sampled whole. --sampled (with --think): the model writes its own think
 // (greedy, up to `</think>`) and p(error) is read after it: the foresight the Rehearse role has when nothing is
-// forced; the report adds how often the written line equals the true one, its folder part, and its facts part.
+// forced; the report adds how often the written line equals the true one, its folder part (its path; the share of its
+// entries that are right, Jaccard), and its facts part.
 import { writeFile } from 'node:fs/promises';
 import { profileFromConfig, rolloutSettings } from '../src/agent/profile';
 import { sftExperienceExamples } from '../src/agent/sft';
@@ -67,6 +68,14 @@ if (sampled) {
   await writer.release();
 }
 const folderPart = (t: string) => t.replace(/^<think>/, '').replace(/<\/think>$/, '').split('; ')[0];
+// Graded parts of the folder line: its path, and how many of its entries are right (Jaccard of the sets).
+const pathPart = (t: string) => folderPart(t).split(':')[0];
+const entriesOf = (t: string) => new Set(folderPart(t).split(':').slice(1).join(':').split(',').map((x) => x.trim()).filter(Boolean));
+const entryOverlap = (a: string, b: string) => {
+  const x = entriesOf(a), y = entriesOf(b);
+  const both = [...x].filter((e) => y.has(e)).length, either = new Set([...x, ...y]).size;
+  return either ? both / either : 1;
+};
 const factsPart = (t: string) => t.replace(/^<think>/, '').replace(/<\/think>$/, '').split('; ').slice(1).join('; ');
 const rows: Row[] = examples.map((e, i) => {
   const thought = thinks[i];
@@ -122,7 +131,7 @@ const report = {
   ...(sampled ? { written_think: Object.fromEntries((['first', 'later', 'success'] as const).map((kind) => {
     const rs = fits.filter((r) => r.kind === kind);
     const share = (f: (r: Row) => boolean) => +(rs.filter(f).length / Math.max(1, rs.length)).toFixed(4);
-    return [kind, { rows: rs.length, exact: share((r) => thinks[r.i] === trueThinks[r.i]), folder: share((r) => folderPart(thinks[r.i]) === folderPart(trueThinks[r.i])), facts: share((r) => factsPart(thinks[r.i]) === factsPart(trueThinks[r.i])) }];
+    return [kind, { rows: rs.length, exact: share((r) => thinks[r.i] === trueThinks[r.i]), folder: share((r) => folderPart(thinks[r.i]) === folderPart(trueThinks[r.i])), path: share((r) => pathPart(thinks[r.i]) === pathPart(trueThinks[r.i])), entries: +(rs.reduce((a, r) => a + entryOverlap(thinks[r.i], trueThinks[r.i]), 0) / Math.max(1, rs.length)).toFixed(4), facts: share((r) => factsPart(thinks[r.i]) === factsPart(trueThinks[r.i])) }];
   })) } : {}),
 };
 const text = JSON.stringify(report, null, 2) + '\n';

@@ -1,0 +1,54 @@
+// A synthetic lookup drill for the Rehearse role's state line (`npm run sft --line-mix`): a starting tree shown
+// as `~/path: entries` lines (the files-lines level's first message), a few `cd`s, then a call; the target is the
+// think the role writes before it answers, `<think>~/path: entries; name: file|folder|absent</think>`. Names are
+// random pseudo-words, so no prior over names helps: the line must be found by its path and copied, the name
+// looked up in it. The think-state runs learned the decision from the line (AUC 0.99 given the true line) but
+// wrote the entries from their prior; a row here is ~100 tokens where a conversation's Rehearse row is ~400, so
+// the one skill gets many more updates per CPU-minute.
+
+import type { Rng as EngineRng } from '../engine/rng';
+import { Rng } from '../envs/worlds/rng';
+import { FILE_NAME_WORDS, generateTree, type FsDir } from '../envs/worlds/files/tree';
+import { folderLines } from '../envs/worlds/files/world';
+import { scrambleExamples } from './scramble';
+import type { SftExample } from './sft';
+
+const TOOLS: [string, string][] = [['cat', 'file_name'], ['cd', 'folder'], ['touch', 'file_name'], ['ls', 'a'], ['mkdir', 'dir_name'], ['wc', 'file_name']];
+
+/** Folder paths of a tree, below the top (`[]` is the top). */
+function folders(d: FsDir, path: string[] = []): string[][] {
+  return [path, ...Object.entries(d.contents).flatMap(([n, node]) => (node.type === 'directory' ? folders(node, [...path, n]) : []))];
+}
+
+function at(root: FsDir, path: string[]): FsDir {
+  return path.reduce((d, n) => d.contents[n] as FsDir, root);
+}
+
+/** One drill row: the tree, the cds from the top to a folder, a call naming an entry there, one elsewhere, or a new one. */
+function drillRow(seed: number, id: string): SftExample {
+  const rng = new Rng(seed);
+  const { root } = generateTree(rng, { topDirs: [2, 3], subdirChance: 0.6, rootFiles: [0, 2] });
+  const paths = folders(root);
+  const path = rng.pick(paths);
+  const here = at(root, path);
+  const inHere = Object.keys(here.contents);
+  const elsewhere = paths.filter((p) => p.join('/') !== path.join('/')).flatMap((p) => Object.keys(at(root, p).contents)).filter((n) => !inHere.includes(n));
+  const which = rng.int(0, 2);
+  const name = which === 0 && inHere.length ? rng.pick(inHere) : which === 1 && elsewhere.length ? rng.pick(elsewhere) : `${rng.pick(FILE_NAME_WORDS)}_new.txt`;
+  const node = here.contents[name];
+  const fact = node ? (node.type === 'directory' ? 'folder' : 'file') : 'absent';
+  const [tool, param] = rng.pick(TOOLS);
+  const history = path.map((n) => `Assistant: <tool_call>\n{"name":"cd","arguments":{"folder":"${n}"}}\n</tool_call>\nTool[cd]: {"current_working_directory":"${n}"}\n`).join('');
+  const line = folderLines(here, `~${path.map((n) => `/${n}`).join('')}`)[0];
+  return {
+    taskId: id, role: 'rehearse',
+    prompt: `<|user|>Conversation:\nUser: My folders:\n${folderLines(root, '~').join('\n')}\n${history}\nCall to execute:\nname: ${tool}\narguments: {"${param}":"${name}"}<|end|>\n<|assistant|>`,
+    target: `<think>${line}; ${name}: ${fact}</think>`,
+  };
+}
+
+/** `n` drill rows, each its own one-row conversation with its own random names. */
+export function lineDrill(rng: EngineRng, n: number, tag = 'line'): SftExample[] {
+  const rows = Array.from({ length: n }, (_, i) => drillRow(rng.int(1 << 30), `${tag}-${i}-${rng.int(1 << 30)}`));
+  return scrambleExamples(rows, rng, { words: [...FILE_NAME_WORDS], minDigits: Infinity });
+}

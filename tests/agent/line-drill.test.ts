@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { lineDrill } from '../../src/agent/line-drill';
+import { Rng } from '../../src/engine/rng';
+import { FILE_NAME_WORDS } from '../../src/envs/worlds/files/tree';
+
+describe('the state-line drill', () => {
+  const rows = lineDrill(new Rng(4), 200);
+  const parse = (target: string) => /^<think>(.*); (.*): (file|folder|absent)<\/think>$/.exec(target);
+
+  it('asks for the line of the folder the cds lead to, copied verbatim from the tree', () => {
+    for (const r of rows) {
+      const m = parse(r.target)!;
+      expect(m).not.toBeNull();
+      const lines = r.prompt.split('\n');
+      expect(lines).toContain(m[1]);
+      const cds = [...r.prompt.matchAll(/"folder":"([^"]+)"\}\}\n<\/tool_call>/g)].map((x) => x[1]);
+      expect(m[1].split(':')[0]).toBe(['~', ...cds].join('/'));
+      expect(r.prompt).toContain(`":"${m[2]}"}<|end|>`);
+    }
+  });
+
+  it('states what the called name is in that folder, with every answer represented', () => {
+    const facts = { file: 0, folder: 0, absent: 0 };
+    for (const r of rows) {
+      const [, line, name, fact] = parse(r.target)!;
+      const entries = line.split(': ')[1]?.split(', ') ?? [];
+      const want = entries.includes(name) ? 'file' : entries.includes(`${name}/`) ? 'folder' : 'absent';
+      expect(fact).toBe(want);
+      facts[fact as keyof typeof facts]++;
+    }
+    for (const n of Object.values(facts)) expect(n).toBeGreaterThan(15);
+    // An absent name is often one the tree has elsewhere: the line, not the whole message, decides.
+    expect(rows.filter((r) => parse(r.target)![3] === 'absent' && r.prompt.split('Call to execute')[0].includes(parse(r.target)![2])).length).toBeGreaterThan(15);
+  });
+
+  it('uses random names, none from the world\'s pools, and is deterministic for a seed', () => {
+    const pat = new RegExp(`(?<![A-Za-z])(${FILE_NAME_WORDS.join('|')})(?![A-Za-z])`);
+    for (const r of rows) expect(r.prompt.split('My folders:')[1] + r.target).not.toMatch(pat);
+    expect(lineDrill(new Rng(4), 200)).toEqual(rows);
+    expect(lineDrill(new Rng(5), 5)).not.toEqual(rows.slice(0, 5));
+  });
+});
