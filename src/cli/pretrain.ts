@@ -78,6 +78,7 @@ const cli = defineCli({
     'copy-warmup': { type: 'int', help: 'first steps train only the synthetic copying drill (src/agent/copy-drill.ts)', default: 0, min: 0 },
     'copy-rows': { type: 'int', help: 'drill rows per warm-up step', default: 32, min: 1 },
     'copy-mix': { type: 'int', help: 'drill rows added to every later step', default: 0, min: 0 },
+    'line-warmup': { type: 'int', help: 'first steps of this run train only the state-line drill, --line-mix rows each (64 when --line-mix is 0)', default: 0, min: 0 },
     'line-mix': { type: 'int', help: 'state-line drill rows added to every step: a tree as `~/path: entries` lines, cds, a call; the target the think `<think>~/path: entries; name: file|folder|absent</think>`, with random names (src/agent/line-drill.ts)', default: 0, min: 0 },
     'rehearse-share': { type: 'number', help: 'share of train conversations that keep their Rehearse rows (the rest train Act rows only)', default: 1, min: 0, max: 1 },
     'error-share': { type: 'number', help: 'share of train conversations that also get a Rehearse row for a broken copy of one of their calls, with the real environment\'s error as target (src/agent/sft.ts sftErrorExamples)', default: 0, min: 0, max: 1 },
@@ -293,7 +294,7 @@ async function main() {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
         meta: {
           size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
-          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], decisionWeight: args['decision-weight'], thinkState: args['think-state'], errorShare: args['error-share'], swapShare: args['swap-share'] || undefined, scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], lineMix: args['line-mix'] || undefined, rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], decisionWeight: args['decision-weight'], thinkState: args['think-state'], errorShare: args['error-share'], swapShare: args['swap-share'] || undefined, scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], lineMix: args['line-mix'] || undefined, lineWarmup: args['line-warmup'] || undefined, rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
           experience: experience.summary, lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
           examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
           cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,
@@ -317,13 +318,18 @@ async function main() {
       const c0 = cpuMinutes();
       const lr = peakLr * schedule(s, steps);
       let pick: SftRow[];
-      if (priorSteps + s < args['copy-warmup']) pick = drill(args['copy-rows']);
+      // The state-line warm-up trains the drill alone: no conversation is drawn, so --fresh's task offset stays put.
+      const lineOnly = s < args['line-warmup'];
+      if (lineOnly) pick = lineRows(args['line-mix'] || 64);
+      else if (priorSteps + s < args['copy-warmup']) pick = drill(args['copy-rows']);
       else if (byConversation) pick = (fresh ? await fresh.next(batchSize) : Array.from({ length: batchSize }, () => conversations[rng.int(conversations.length)])).flat();
       else pick = pickSftRows(rows, rng, batchSize, BUCKETS);
-      if (args['copy-mix'] > 0 && priorSteps + s >= args['copy-warmup']) pick = [...pick, ...drill(args['copy-mix'])];
-      if (args['line-mix'] > 0) pick = [...pick, ...lineRows(args['line-mix'])];
-      if (experience.convs.length && args['experience-mix'] > 0) pick = [...pick, ...Array.from({ length: args['experience-mix'] }, () => experience.convs[expRng.int(experience.convs.length)]).flat()];
-      if (memoryConvs.length && args['memory-mix'] > 0) pick = [...pick, ...Array.from({ length: args['memory-mix'] }, () => memoryConvs[memRng.int(memoryConvs.length)]).flat()];
+      if (!lineOnly) {
+        if (args['copy-mix'] > 0 && priorSteps + s >= args['copy-warmup']) pick = [...pick, ...drill(args['copy-mix'])];
+        if (args['line-mix'] > 0) pick = [...pick, ...lineRows(args['line-mix'])];
+        if (experience.convs.length && args['experience-mix'] > 0) pick = [...pick, ...Array.from({ length: args['experience-mix'] }, () => experience.convs[expRng.int(experience.convs.length)]).flat()];
+        if (memoryConvs.length && args['memory-mix'] > 0) pick = [...pick, ...Array.from({ length: args['memory-mix'] }, () => memoryConvs[memRng.int(memoryConvs.length)]).flat()];
+      }
       if (s === 0 && args['copy-weight'] !== 1) {
         const t = pick.flatMap((row) => row.weights.filter((w, i) => i > 0 && w > 0));
         const ex = pick.find((row) => row.weights.some((w) => w > 1));
