@@ -1,4 +1,4 @@
-// npx tsx scripts/error-foresight.ts MODEL_DIR [WORLD] [TASKS] [--think folder|check] [--out FILE]
+// npx tsx scripts/error-foresight.ts MODEL_DIR [WORLD] [TASKS] [--think folder|check [--sampled]] [--policy DIR] [--out FILE]
 // Does the Rehearse role foresee the calls the real environment rejects? The policy plays the first TASKS train tasks
 // × 4 in the real environment (T 1, seed 0: the gate's real-mode protocol); every call becomes a Rehearse prompt
 // (the exact prompt the rollout builds there, real results in the history) and the model's teacher-forced
@@ -32,6 +32,10 @@ if (think !== undefined && think !== 'folder' && think !== 'check') throw new Er
 const sampledAt = argv.indexOf('--sampled');
 const sampled = sampledAt >= 0 && argv.splice(sampledAt, 1).length > 0;
 if (sampled && !think) throw new Error('--sampled needs --think HOW');
+// --policy DIR: the episodes are played by another folder's policy (same prompt profile), so Rehearse roles are
+// compared on the same calls, and a role whose Act was never trained (a drill-only run) can still be read.
+const policyAt = argv.indexOf('--policy');
+const policyDir = policyAt >= 0 ? argv.splice(policyAt, 2)[1] : undefined;
 const [dir, world = 'files', nTasks = '32'] = argv;
 if (!dir) throw new Error('usage: npx tsx scripts/error-foresight.ts MODEL_DIR [WORLD] [TASKS] [--out FILE]');
 const K = 4, SEED = 0;
@@ -39,7 +43,7 @@ const folder = await loadModelFolder(dir);
 const profile = profileFromConfig(folder.rawConfig);
 const tok = new BPETokenizer(folder.tokenizerJson);
 const rt = nodeRuntime();
-const policy = await samplerFromFolder(folder, rt, { name: 'policy', mode: 'fast' });
+const policy = await samplerFromFolder(policyDir ? await loadModelFolder(policyDir) : folder, rt, { name: 'policy', mode: 'fast' });
 const tasks = getWorld(world).tasks({ split: 'train', count: Number(nTasks), offset: 0 });
 const specs = tasks.flatMap((task, ti) => Array.from({ length: K }, (_, sample) => ({ task, ti, sample, groupId: task.id })));
 const trajs = await rollout(specs, { ...rolloutSettings(profile), mode: 'real', policy, seed: SEED, keepPrompts: false, act: { ...profile.act, temperature: 1 } });
@@ -118,7 +122,7 @@ const est = (stat: (idx: Int32Array) => number) => { const e = bootstrapStatisti
 const count = (kind: Row['kind']) => fits.filter((r) => r.kind === kind).length;
 const report = {
   model: dir, world,
-  protocol: { command: `npx tsx scripts/error-foresight.ts ${dir} ${world} ${nTasks}${think ? ` --think ${think}` : ''}${sampled ? ' --sampled' : ''}`, think: think ?? null, sampled, tasks: tasks.length, split: 'train', offset: 0, k: K, temperature: 1, seed: SEED, resamples: 1000, interval: '95% bootstrap over tasks' },
+  protocol: { command: `npx tsx scripts/error-foresight.ts ${dir} ${world} ${nTasks}${think ? ` --think ${think}` : ''}${sampled ? ' --sampled' : ''}${policyDir ? ` --policy ${policyDir}` : ''}`, policy: policyDir ?? dir, think: think ?? null, sampled, tasks: tasks.length, split: 'train', offset: 0, k: K, temperature: 1, seed: SEED, resamples: 1000, interval: '95% bootstrap over tasks' },
   calls: fits.length, over_context: rows.length - fits.length,
   counts: { success: count('success'), first_error: count('first'), later_error: count('later') },
   p_error_on_first_errors: est(pooled('first')),
