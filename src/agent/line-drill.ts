@@ -47,8 +47,14 @@ function drillRow(seed: number, id: string): SftExample {
   };
 }
 
-/** `n` drill rows, each its own one-row conversation with its own random names. */
-export function lineDrill(rng: EngineRng, n: number, tag = 'line'): SftExample[] {
+/**
+ * `n` drill rows, each its own one-row conversation with its own random names; a share `realNames` keeps the
+ * world's own names, so the lookup also runs where a name prior competes with it (the real tasks' case).
+ */
+export function lineDrill(rng: EngineRng, n: number, tag = 'line', realNames = 0): SftExample[] {
   const rows = Array.from({ length: n }, (_, i) => drillRow(rng.int(1 << 30), `${tag}-${i}-${rng.int(1 << 30)}`));
-  return scrambleExamples(rows, rng, { words: [...FILE_NAME_WORDS], minDigits: Infinity });
+  const real = rows.map(() => realNames > 0 && rng.uniform() < realNames); // no draw at 0: earlier runs' rows stay as they were
+  const scrambled = scrambleExamples(rows.filter((_, i) => !real[i]), rng, { words: [...FILE_NAME_WORDS], minDigits: Infinity });
+  let j = 0;
+  return rows.map((r, i) => (real[i] ? r : scrambled[j++]));
 }

@@ -78,6 +78,7 @@ const cli = defineCli({
     'copy-warmup': { type: 'int', help: 'first steps train only the synthetic copying drill (src/agent/copy-drill.ts)', default: 0, min: 0 },
     'copy-rows': { type: 'int', help: 'drill rows per warm-up step', default: 32, min: 1 },
     'copy-mix': { type: 'int', help: 'drill rows added to every later step', default: 0, min: 0 },
+    'line-real': { type: 'number', help: "share of state-line drill rows that keep the world's own names (the rest random)", default: 0, min: 0, max: 1 },
     'line-warmup': { type: 'int', help: 'first steps of this run train only the state-line drill, --line-mix rows each (64 when --line-mix is 0)', default: 0, min: 0 },
     'line-mix': { type: 'int', help: 'state-line drill rows added to every step: a tree as `~/path: entries` lines, cds, a call; the target the think `<think>~/path: entries; name: file|folder|absent</think>`, with random names (src/agent/line-drill.ts)', default: 0, min: 0 },
     'rehearse-share': { type: 'number', help: 'share of train conversations that keep their Rehearse rows (the rest train Act rows only)', default: 1, min: 0, max: 1 },
@@ -276,7 +277,7 @@ async function main() {
     const drillRng = new Rng(seed + 53 + priorSteps);
     const drill = (n: number) => sftTokenRows(copyDrill(drillRng, n), tok, maxContext);
     const lineRng = new Rng(seed + 59 + priorSteps);
-    const lineRows = (n: number) => sftTokenRows(lineDrill(lineRng, n), tok, maxContext);
+    const lineRows = (n: number) => sftTokenRows(lineDrill(lineRng, n, 'line', args['line-real']), tok, maxContext);
     const fresh = args.fresh ? new FreshConversations(tok, profile, args['task-offset'] || (initMeta.trainTasksSeen ?? 0), new Rng(seed + 29)) : null;
     // Before the clock starts: the pool's rollouts are not training time.
     const dir = join(outDir, name);
@@ -294,7 +295,7 @@ async function main() {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
         meta: {
           size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
-          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], decisionWeight: args['decision-weight'], thinkState: args['think-state'], errorShare: args['error-share'], swapShare: args['swap-share'] || undefined, scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], lineMix: args['line-mix'] || undefined, lineWarmup: args['line-warmup'] || undefined, rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], decisionWeight: args['decision-weight'], thinkState: args['think-state'], errorShare: args['error-share'], swapShare: args['swap-share'] || undefined, scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], lineMix: args['line-mix'] || undefined, lineWarmup: args['line-warmup'] || undefined, lineReal: args['line-real'] || undefined, rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
           experience: experience.summary, lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
           examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
           cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,

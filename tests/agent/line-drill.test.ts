@@ -40,3 +40,14 @@ describe('the state-line drill', () => {
     expect(lineDrill(new Rng(5), 5)).not.toEqual(rows.slice(0, 5));
   });
 });
+
+describe('the state-line drill with real names', () => {
+  it('keeps the world\'s names in about the asked share of rows, and the answers stay right', () => {
+    const rows = lineDrill(new Rng(6), 200, 'line', 0.5);
+    const pat = new RegExp(`(?<![A-Za-z])(${FILE_NAME_WORDS.join('|')})(?![A-Za-z])`);
+    const real = rows.filter((r) => pat.test(r.prompt.split('My folders:')[1]));
+    expect(real.length).toBeGreaterThan(70);
+    expect(real.length).toBeLessThan(130);
+    for (const r of real) expect(r.prompt.split('\n')).toContain(/^<think>(.*); /.exec(r.target)![1]);
+  });
+});
