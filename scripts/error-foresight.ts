@@ -13,6 +13,7 @@
 // entries that are right, Jaccard), and its facts part.
 import { writeFile } from 'node:fs/promises';
 import { profileFromConfig, rolloutSettings } from '../src/agent/profile';
+import { entryOverlap, stateThinkParts } from '../src/agent/line-drill';
 import { sftExperienceExamples } from '../src/agent/sft';
 import { rollout } from '../src/agent/rollout';
 import { bootstrapStatistic } from '../src/bench/stats';
@@ -71,16 +72,8 @@ if (sampled) {
   process.stderr.write('\n');
   await writer.release();
 }
-const folderPart = (t: string) => t.replace(/^<think>/, '').replace(/<\/think>$/, '').split('; ')[0];
-// Graded parts of the folder line: its path, and how many of its entries are right (Jaccard of the sets).
-const pathPart = (t: string) => folderPart(t).split(':')[0];
-const entriesOf = (t: string) => new Set(folderPart(t).split(':').slice(1).join(':').split(',').map((x) => x.trim()).filter(Boolean));
-const entryOverlap = (a: string, b: string) => {
-  const x = entriesOf(a), y = entriesOf(b);
-  const both = [...x].filter((e) => y.has(e)).length, either = new Set([...x, ...y]).size;
-  return either ? both / either : 1;
-};
-const factsPart = (t: string) => t.replace(/^<think>/, '').replace(/<\/think>$/, '').split('; ').slice(1).join('; ');
+// The written line against the true one, part by part (src/agent/line-drill.ts parses both).
+const part = stateThinkParts;
 const rows: Row[] = examples.map((e, i) => {
   const thought = thinks[i];
   const p = [...tok.encode(e.prompt), ...(thought ? tok.encode(thought) : [])];
@@ -135,7 +128,7 @@ const report = {
   ...(sampled ? { written_think: Object.fromEntries((['first', 'later', 'success'] as const).map((kind) => {
     const rs = fits.filter((r) => r.kind === kind);
     const share = (f: (r: Row) => boolean) => +(rs.filter(f).length / Math.max(1, rs.length)).toFixed(4);
-    return [kind, { rows: rs.length, exact: share((r) => thinks[r.i] === trueThinks[r.i]), folder: share((r) => folderPart(thinks[r.i]) === folderPart(trueThinks[r.i])), path: share((r) => pathPart(thinks[r.i]) === pathPart(trueThinks[r.i])), entries: +(rs.reduce((a, r) => a + entryOverlap(thinks[r.i], trueThinks[r.i]), 0) / Math.max(1, rs.length)).toFixed(4), facts: share((r) => factsPart(thinks[r.i]) === factsPart(trueThinks[r.i])) }];
+    return [kind, { rows: rs.length, exact: share((r) => thinks[r.i] === trueThinks[r.i]), folder: share((r) => part(thinks[r.i]).line === part(trueThinks[r.i]).line), path: share((r) => part(thinks[r.i]).path === part(trueThinks[r.i]).path), entries: +(rs.reduce((a, r) => a + entryOverlap(thinks[r.i], trueThinks[r.i]), 0) / Math.max(1, rs.length)).toFixed(4), facts: share((r) => part(thinks[r.i]).facts === part(trueThinks[r.i]).facts) }];
   })) } : {}),
 };
 const text = JSON.stringify(report, null, 2) + '\n';

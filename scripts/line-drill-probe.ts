@@ -4,7 +4,7 @@
 // the report gives the share whose folder line is exactly right, the overlap of its entries with the true ones
 // (Jaccard), and the share whose fact about the called name is right, with three rows as examples.
 import { writeFile } from 'node:fs/promises';
-import { lineDrill } from '../src/agent/line-drill';
+import { entryOverlap, lineDrill, stateThinkParts } from '../src/agent/line-drill';
 import { Rng } from '../src/engine/rng';
 import { loadModelFolder } from '../src/engine/modelFolder';
 import { nodeRuntime } from '../src/engine/runtime-node';
@@ -21,15 +21,15 @@ const rows = lineDrill(new Rng(SEED), Number(nRows));
 const writer = await samplerFromFolder(folder, nodeRuntime(), { name: 'think', mode: 'fast' });
 const gens = await writer.generate(rows.map((e) => ({ prompt: e.prompt, maxNewTokens: 96, temperature: 0, topP: 1, topK: 0, stop: ['</think>'], seed: 0 })));
 await writer.release();
-const parts = (t: string) => { const [line = '', fact = ''] = t.replace(/<\/?think>/g, '').split('; '); return { line, fact, entries: new Set((line.split(': ')[1] ?? '').split(', ').filter(Boolean)) }; };
+// The drill's think has one fact; a written think may add more, and only its first is read.
+const parts = (t: string) => { const p = stateThinkParts(t); return { line: p.line, fact: p.facts.split('; ')[0] }; };
 let line = 0, fact = 0, overlap = 0;
 const examples: { want: string; wrote: string }[] = [];
 rows.forEach((r, i) => {
   const want = parts(r.target), got = parts(gens[i].text);
   if (want.line === got.line) line++;
   if (want.fact === got.fact) fact++;
-  const both = [...want.entries].filter((e) => got.entries.has(e)).length;
-  overlap += both / Math.max(1, new Set([...want.entries, ...got.entries]).size);
+  overlap += entryOverlap(gens[i].text, r.target);
   if (i < 3) examples.push({ want: r.target, wrote: gens[i].text });
 });
 const cfg = folder.rawConfig.envace as { steps?: number; cpuMinutes?: number } | undefined;

@@ -10,6 +10,8 @@ import type { Rng as EngineRng } from '../engine/rng';
 import { Rng } from '../envs/worlds/rng';
 import { FILE_NAME_WORDS, generateTree, type FsDir } from '../envs/worlds/files/tree';
 import { folderLines } from '../envs/worlds/files/world';
+import { END_TOKEN, ROLE_TOKENS } from './chatTemplate';
+import { THINK_CLOSE, THINK_OPEN } from './protocol';
 import { scrambleExamples } from './scramble';
 import type { SftExample } from './sft';
 
@@ -42,8 +44,8 @@ function drillRow(seed: number, id: string): SftExample {
   const line = folderLines(here, `~${path.map((n) => `/${n}`).join('')}`)[0];
   return {
     taskId: id, role: 'rehearse',
-    prompt: `<|user|>Conversation:\nUser: My folders:\n${folderLines(root, '~').join('\n')}\n${history}\nCall to execute:\nname: ${tool}\narguments: {"${param}":"${name}"}<|end|>\n<|assistant|>`,
-    target: `<think>${line}; ${name}: ${fact}</think>`,
+    prompt: `${ROLE_TOKENS.user}Conversation:\nUser: My folders:\n${folderLines(root, '~').join('\n')}\n${history}\nCall to execute:\nname: ${tool}\narguments: {"${param}":"${name}"}${END_TOKEN}\n${ROLE_TOKENS.assistant}`,
+    target: `${THINK_OPEN}${line}; ${name}: ${fact}${THINK_CLOSE}`,
   };
 }
 
@@ -57,4 +59,19 @@ export function lineDrill(rng: EngineRng, n: number, tag = 'line', realNames = 0
   const scrambled = scrambleExamples(rows.filter((_, i) => !real[i]), rng, { words: [...FILE_NAME_WORDS], minDigits: Infinity });
   let j = 0;
   return rows.map((r, i) => (real[i] ? r : scrambled[j++]));
+}
+
+/** A state think's parts: `<think>~/docs: a.txt, old/; plan.md: absent</think>` → its line, path, entries and facts. */
+export function stateThinkParts(think: string): { line: string; path: string; entries: Set<string>; facts: string } {
+  const [line = '', ...facts] = think.replace(THINK_OPEN, '').replace(THINK_CLOSE, '').split('; ');
+  const colon = line.indexOf(':');
+  const entries = colon < 0 ? [] : line.slice(colon + 1).split(',').map((x) => x.trim()).filter(Boolean);
+  return { line, path: colon < 0 ? line : line.slice(0, colon), entries: new Set(entries), facts: facts.join('; ') };
+}
+
+/** How much of a written line's entries are the true line's: Jaccard of the two sets (1 when both are empty). */
+export function entryOverlap(written: string, truth: string): number {
+  const x = stateThinkParts(written).entries, y = stateThinkParts(truth).entries;
+  const either = new Set([...x, ...y]).size;
+  return either ? [...x].filter((e) => y.has(e)).length / either : 1;
 }

@@ -5,6 +5,7 @@
 // useless and only copying lowers the loss. Prices are left alone (replies do arithmetic on them).
 
 import type { Rng } from '../engine/rng';
+import { END_TOKEN, ROLE_TOKENS } from './chatTemplate';
 import type { SftExample } from './sft';
 
 export interface ScrambleOptions {
@@ -71,7 +72,7 @@ function apply(text: string, map: Map<string, string>, names: RegExp | null): st
 export function scrambleExamples(examples: SftExample[], rng: Rng, opts: ScrambleOptions): SftExample[] {
   // A word the instructions use (the Rehearse role's "a tool not in the list") stays: the instructions are
   // the same in every conversation, and a name pool's common words ("list", "plan") must not reword them.
-  const instructions = [...new Set(examples.map((e) => (e.prompt.startsWith('<|system|>') ? e.prompt.slice(0, e.prompt.indexOf('<|end|>')) : '')))].join('\n');
+  const instructions = [...new Set(examples.map((e) => (e.prompt.startsWith(ROLE_TOKENS.system) ? e.prompt.slice(0, e.prompt.indexOf(END_TOKEN)) : '')))].join('\n');
   opts = { ...opts, words: opts.words.filter((w) => !wordPattern([w, w.toLowerCase()]).test(instructions)) };
   const byTask = new Map<string, SftExample[]>();
   for (const e of examples) (byTask.get(e.taskId) ?? byTask.set(e.taskId, []).get(e.taskId)!).push(e);

@@ -51,3 +51,13 @@ describe('the state-line drill with real names', () => {
     for (const r of real) expect(r.prompt.split('\n')).toContain(/^<think>(.*); /.exec(r.target)![1]);
   });
 });
+
+describe('reading a state think', () => {
+  it('splits line, path, entries and facts, and scores entry overlap', async () => {
+    const { stateThinkParts, entryOverlap } = await import('../../src/agent/line-drill');
+    const p = stateThinkParts('<think>~/docs: a.txt, old/; plan.md: absent; old: folder</think>');
+    expect(p).toEqual({ line: '~/docs: a.txt, old/', path: '~/docs', entries: new Set(['a.txt', 'old/']), facts: 'plan.md: absent; old: folder' });
+    expect(entryOverlap('<think>~/docs: a.txt, b.txt</think>', '<think>~/docs: a.txt, old/</think>')).toBeCloseTo(1 / 3);
+    expect(entryOverlap('<think>~: x</think>', '<think>~: y</think>')).toBe(0);
+  });
+});
