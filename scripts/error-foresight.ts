@@ -1,4 +1,4 @@
-// npx tsx scripts/error-foresight.ts MODEL_DIR [WORLD] [TASKS] [--think folder|check [--sampled]] [--policy DIR] [--out FILE]
+// npx tsx scripts/error-foresight.ts MODEL_DIR [WORLD] [TASKS] [--think folder|check [--sampled [--given-line]]] [--policy DIR] [--out FILE]
 // Does the Rehearse role foresee the calls the real environment rejects? The policy plays the first TASKS train tasks
 // × 4 in the real environment (T 1, seed 0: the gate's real-mode protocol); every call becomes a Rehearse prompt
 // (the exact prompt the rollout builds there, real results in the history) and the model's teacher-forced
@@ -27,12 +27,20 @@ import { getWorld, thinkStateLine } from '../src/envs/worlds/index';
 const argv = process.argv.slice(2);
 const outAt = argv.indexOf('--out');
 const out = outAt >= 0 ? argv.splice(outAt, 2)[1] : undefined;
+// --dump FILE: every call's kind, true think, written think and p(error), one JSON per line (for reading failures).
+const dumpAt = argv.indexOf('--dump');
+const dump = dumpAt >= 0 ? argv.splice(dumpAt, 2)[1] : undefined;
 const thinkAt = argv.indexOf('--think');
 const think = thinkAt >= 0 ? (argv.splice(thinkAt, 2)[1] as 'folder' | 'check') : undefined;
 if (think !== undefined && think !== 'folder' && think !== 'check') throw new Error("--think takes 'folder' or 'check' (the model's --think-state)");
 const sampledAt = argv.indexOf('--sampled');
 const sampled = sampledAt >= 0 && argv.splice(sampledAt, 1).length > 0;
 if (sampled && !think) throw new Error('--sampled needs --think HOW');
+// --given-line (with --sampled): the true state line is forced and the model writes only the facts after it, so the
+// lookup of the called names in a right line is measured apart from finding and copying the line.
+const givenAt = argv.indexOf('--given-line');
+const givenLine = givenAt >= 0 && argv.splice(givenAt, 1).length > 0;
+if (givenLine && (!sampled || think !== 'check')) throw new Error('--given-line needs --think check --sampled');
 // --policy DIR: the episodes are played by another folder's policy (same prompt profile), so Rehearse roles are
 // compared on the same calls, and a role whose Act was never trained (a drill-only run) can still be read.
 const policyAt = argv.indexOf('--policy');
@@ -65,8 +73,9 @@ if (sampled) {
   const writer = await samplerFromFolder(folder, rt, { name: 'think', mode: 'fast' });
   thinks = [];
   for (let i = 0; i < examples.length; i += 16) {
-    const gens = await writer.generate(examples.slice(i, i + 16).map((e) => ({ prompt: e.prompt, maxNewTokens: 96, temperature: 0, topP: 1, topK: 0, stop: ['</think>'], seed: SEED })));
-    thinks.push(...gens.map((g) => (g.text.startsWith('<think>') && g.text.endsWith('</think>') ? g.text : `<think>${g.text.replace(/^<think>/, '').replace(/<\/think>$/, '')}</think>`)));
+    const forced = trueThinks.slice(i, i + 16).map((t) => (givenLine ? `<think>${stateThinkParts(t).line}${stateThinkParts(t).facts ? '; ' : ''}` : ''));
+    const gens = await writer.generate(examples.slice(i, i + 16).map((e, j) => ({ prompt: e.prompt + forced[j], maxNewTokens: 96, temperature: 0, topP: 1, topK: 0, stop: ['</think>'], seed: SEED })));
+    thinks.push(...gens.map((g, j) => { const text = forced[j] + g.text; return text.startsWith('<think>') && text.endsWith('</think>') ? text : `<think>${text.replace(/^<think>/, '').replace(/<\/think>$/, '')}</think>`; }));
     process.stderr.write(`\rthought ${thinks.length} / ${examples.length}`);
   }
   process.stderr.write('\n');
@@ -115,7 +124,7 @@ const est = (stat: (idx: Int32Array) => number) => { const e = bootstrapStatisti
 const count = (kind: Row['kind']) => fits.filter((r) => r.kind === kind).length;
 const report = {
   model: dir, world,
-  protocol: { command: `npx tsx scripts/error-foresight.ts ${dir} ${world} ${nTasks}${think ? ` --think ${think}` : ''}${sampled ? ' --sampled' : ''}${policyDir ? ` --policy ${policyDir}` : ''}`, policy: policyDir ?? dir, think: think ?? null, sampled, tasks: tasks.length, split: 'train', offset: 0, k: K, temperature: 1, seed: SEED, resamples: 1000, interval: '95% bootstrap over tasks' },
+  protocol: { command: `npx tsx scripts/error-foresight.ts ${dir} ${world} ${nTasks}${think ? ` --think ${think}` : ''}${sampled ? ' --sampled' : ''}${givenLine ? ' --given-line' : ''}${policyDir ? ` --policy ${policyDir}` : ''}`, policy: policyDir ?? dir, think: think ?? null, sampled, given_line: givenLine, tasks: tasks.length, split: 'train', offset: 0, k: K, temperature: 1, seed: SEED, resamples: 1000, interval: '95% bootstrap over tasks' },
   calls: fits.length, over_context: rows.length - fits.length,
   counts: { success: count('success'), first_error: count('first'), later_error: count('later') },
   p_error_on_first_errors: est(pooled('first')),
@@ -132,5 +141,6 @@ const report = {
   })) } : {}),
 };
 const text = JSON.stringify(report, null, 2) + '\n';
+if (dump) await writeFile(dump, fits.map((r) => JSON.stringify({ kind: r.kind, task: r.task, p: +r.p.toFixed(4), truth: trueThinks[r.i], written: thinks[r.i], call: examples[r.i].prompt.slice(examples[r.i].prompt.lastIndexOf('Call to execute')).slice(0, 160) })).join('\n') + '\n');
 if (out) await writeFile(out, text);
 process.stdout.write(text);

@@ -1,8 +1,12 @@
-// npx tsx scripts/line-drill-probe.ts MODEL_DIR [ROWS] [--out FILE]
+// npx tsx scripts/line-drill-probe.ts MODEL_DIR [ROWS] [--real S] [--present P] [--given-line] [--out FILE]
 // Has a model learned the state-line lookup (`npm run sft --line-warmup/--line-mix`, src/agent/line-drill.ts)?
 // ROWS held-out drill rows (their own seed, never a training draw) are answered greedily up to `</think>`;
 // the report gives the share whose folder line is exactly right, the overlap of its entries with the true ones
-// (Jaccard), and the share whose fact about the called name is right, with three rows as examples.
+// (Jaccard), and the share whose fact about the called name is right (also apart for rows whose name is in the
+// folder and rows where it is absent), with three rows as examples. --real S: that share of rows keeps the world's
+// own names (one token each, where random names are several); --present P: that share names an entry of the folder
+// (default a third, so "absent" alone scores 0.67); --given-line: the true line is forced and only the fact is
+// written, so the lookup in a right line is measured apart from finding the line.
 import { writeFile } from 'node:fs/promises';
 import { entryOverlap, lineDrill, stateThinkParts } from '../src/agent/line-drill';
 import { Rng } from '../src/engine/rng';
@@ -13,30 +17,41 @@ import { samplerFromFolder } from '../src/engine/sampler';
 const argv = process.argv.slice(2);
 const outAt = argv.indexOf('--out');
 const out = outAt >= 0 ? argv.splice(outAt, 2)[1] : undefined;
+const flag = (name: string) => { const at = argv.indexOf(name); return at >= 0 ? argv.splice(at, 2)[1] : undefined; };
+const real = Number(flag('--real') ?? 0), present = flag('--present');
+const givenAt = argv.indexOf('--given-line');
+const givenLine = givenAt >= 0 && argv.splice(givenAt, 1).length > 0;
 const [dir, nRows = '48'] = argv;
 if (!dir) throw new Error('usage: line-drill-probe.ts MODEL_DIR [ROWS] [--out FILE]');
 const SEED = 777;
 const folder = await loadModelFolder(dir);
-const rows = lineDrill(new Rng(SEED), Number(nRows));
+const rows = lineDrill(new Rng(SEED), Number(nRows), 'line', real, present === undefined ? undefined : Number(present));
+const forced = rows.map((r) => (givenLine ? `<think>${stateThinkParts(r.target).line}; ` : ''));
 const writer = await samplerFromFolder(folder, nodeRuntime(), { name: 'think', mode: 'fast' });
-const gens = await writer.generate(rows.map((e) => ({ prompt: e.prompt, maxNewTokens: 96, temperature: 0, topP: 1, topK: 0, stop: ['</think>'], seed: 0 })));
+const gens = await writer.generate(rows.map((e, i) => ({ prompt: e.prompt + forced[i], maxNewTokens: 96, temperature: 0, topP: 1, topK: 0, stop: ['</think>'], seed: 0 })));
 await writer.release();
 // The drill's think has one fact; a written think may add more, and only its first is read.
 const parts = (t: string) => { const p = stateThinkParts(t); return { line: p.line, fact: p.facts.split('; ')[0] }; };
 let line = 0, fact = 0, overlap = 0;
+const byFact = { present: [0, 0], absent: [0, 0] };
 const examples: { want: string; wrote: string }[] = [];
 rows.forEach((r, i) => {
-  const want = parts(r.target), got = parts(gens[i].text);
+  const text = forced[i] + gens[i].text;
+  const want = parts(r.target), got = parts(text);
+  const cls = byFact[want.fact.endsWith(': absent') ? 'absent' : 'present'];
+  cls[1]++;
+  if (want.fact === got.fact) cls[0]++;
   if (want.line === got.line) line++;
   if (want.fact === got.fact) fact++;
-  overlap += entryOverlap(gens[i].text, r.target);
-  if (i < 3) examples.push({ want: r.target, wrote: gens[i].text });
+  overlap += entryOverlap(text, r.target);
+  if (i < 3) examples.push({ want: r.target, wrote: text });
 });
 const cfg = folder.rawConfig.envace as { steps?: number; cpuMinutes?: number } | undefined;
 const report = {
   model: dir, steps: cfg?.steps, cpuMinutes: cfg?.cpuMinutes,
-  protocol: { command: `npx tsx scripts/line-drill-probe.ts ${dir} ${nRows}`, rows: rows.length, drillSeed: SEED, decoding: 'greedy, up to </think>' },
-  line_exact: +(line / rows.length).toFixed(4), entries_overlap: +(overlap / rows.length).toFixed(4), fact_right: +(fact / rows.length).toFixed(4), examples,
+  protocol: { command: `npx tsx scripts/line-drill-probe.ts ${dir} ${nRows}${real ? ` --real ${real}` : ''}${present !== undefined ? ` --present ${present}` : ''}${givenLine ? ' --given-line' : ''}`, rows: rows.length, drillSeed: SEED, realNames: real, present: present === undefined ? 'a third' : Number(present), givenLine, decoding: 'greedy, up to </think>' },
+  line_exact: +(line / rows.length).toFixed(4), entries_overlap: +(overlap / rows.length).toFixed(4), fact_right: +(fact / rows.length).toFixed(4),
+  fact_right_present: +(byFact.present[0] / Math.max(1, byFact.present[1])).toFixed(4), fact_right_absent: +(byFact.absent[0] / Math.max(1, byFact.absent[1])).toFixed(4), rows_present: byFact.present[1], examples,
 };
 const text = JSON.stringify(report, null, 2) + '\n';
 if (out) await writeFile(out, text);

@@ -26,8 +26,12 @@ function at(root: FsDir, path: string[]): FsDir {
   return path.reduce((d, n) => d.contents[n] as FsDir, root);
 }
 
-/** One drill row: the tree, the cds from the top to a folder, a call naming an entry there, one elsewhere, or a new one. */
-function drillRow(seed: number, id: string): SftExample {
+/**
+ * One drill row: the tree, the cds from the top to a folder, a call naming an entry there, one elsewhere, or a new
+ * one (a third each; `present`, when given, is the share naming an entry there, the rest two elsewhere to one new).
+ * With thirds, "absent" is right for two rows in three whatever the line says; at 0.5 only the lookup beats chance.
+ */
+function drillRow(seed: number, id: string, present?: number): SftExample {
   const rng = new Rng(seed);
   const { root } = generateTree(rng, { topDirs: [2, 3], subdirChance: 0.6, rootFiles: [0, 2] });
   const paths = folders(root);
@@ -35,7 +39,7 @@ function drillRow(seed: number, id: string): SftExample {
   const here = at(root, path);
   const inHere = Object.keys(here.contents);
   const elsewhere = paths.filter((p) => p.join('/') !== path.join('/')).flatMap((p) => Object.keys(at(root, p).contents)).filter((n) => !inHere.includes(n));
-  const which = rng.int(0, 2);
+  const which = present === undefined ? rng.int(0, 2) : rng.float() < present ? 0 : rng.float() < 2 / 3 ? 1 : 2;
   const name = which === 0 && inHere.length ? rng.pick(inHere) : which === 1 && elsewhere.length ? rng.pick(elsewhere) : `${rng.pick(FILE_NAME_WORDS)}_new.txt`;
   const node = here.contents[name];
   const fact = node ? (node.type === 'directory' ? 'folder' : 'file') : 'absent';
@@ -53,8 +57,8 @@ function drillRow(seed: number, id: string): SftExample {
  * `n` drill rows, each its own one-row conversation with its own random names; a share `realNames` keeps the
  * world's own names, so the lookup also runs where a name prior competes with it (the real tasks' case).
  */
-export function lineDrill(rng: EngineRng, n: number, tag = 'line', realNames = 0): SftExample[] {
-  const rows = Array.from({ length: n }, (_, i) => drillRow(rng.int(1 << 30), `${tag}-${i}-${rng.int(1 << 30)}`));
+export function lineDrill(rng: EngineRng, n: number, tag = 'line', realNames = 0, present?: number): SftExample[] {
+  const rows = Array.from({ length: n }, (_, i) => drillRow(rng.int(1 << 30), `${tag}-${i}-${rng.int(1 << 30)}`, present));
   const real = rows.map(() => realNames > 0 && rng.uniform() < realNames); // no draw at 0: earlier runs' rows stay as they were
   const scrambled = scrambleExamples(rows.filter((_, i) => !real[i]), rng, { words: [...FILE_NAME_WORDS], minDigits: Infinity });
   let j = 0;

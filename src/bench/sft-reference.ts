@@ -57,6 +57,29 @@ export function decisionWeighted(rows: SftRow[], tok: BPETokenizer, w: number): 
   });
 }
 
+/**
+ * A state think's facts (`<think>~/docs: a.txt, old/; plan.md: absent</think>`: the tokens after the line's `;` up
+ * to `</think>`) weighted ×w. The facts are a lookup of the called names in the line; in the expert rows the call
+ * alone predicts them (a `cd` names a folder, a `cat` a file), so at weight 1 the lookup gets little gradient.
+ */
+export function factWeighted(rows: SftRow[], tok: BPETokenizer, w: number): SftRow[] {
+  if (w === 1) return rows;
+  return rows.map((r) => {
+    if (r.role !== 'rehearse') return r;
+    const first = r.weights.findIndex((x) => x > 0);
+    if (first < 0) return r;
+    if (tok.decode([r.ids[first]]) !== '<think>') return r;
+    let text = '', from = -1, to = -1;
+    for (let i = first + 1; i < r.ids.length; i++) {
+      text += tok.decode([r.ids[i]]);
+      if (from < 0 && text.includes(';')) from = i + 1;
+      if (text.includes('</think>')) { to = i - 1; break; } // `</think>` itself keeps its weight
+    }
+    if (from < 0 || to < from) return r;
+    return { ...r, weights: r.weights.map((x, i) => (i >= from && i <= to ? x * w : x)) };
+  });
+}
+
 export const sftBuckets = (maxContext: number) => [128, 256, 512, 1024, 2048].filter((b) => b <= maxContext);
 
 export function bucketOf(n: number, buckets: number[]): number {

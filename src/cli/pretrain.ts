@@ -26,7 +26,7 @@ import { rollout } from '../agent/rollout';
 import { scrambleExamples } from '../agent/scramble';
 import { copyDrill } from '../agent/copy-drill';
 import { lineDrill } from '../agent/line-drill';
-import { decisionWeighted, packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftConversationRows, sftTokenRows, trainedTokens, type SftRow } from '../bench/sft-reference';
+import { decisionWeighted, factWeighted, packedSftBatches, pickSftRows, referenceSftBatch, SFT_PROFILE, sftBuckets, sftConversationRows, sftTokenRows, trainedTokens, type SftRow } from '../bench/sft-reference';
 import { bootstrap } from '../bench/stats';
 import { teacherForcedActAccuracy } from '../bench/act-accuracy';
 import { countParams, makeConfig, type LlamaConfig, type PresetName } from '../engine/decoder';
@@ -80,6 +80,8 @@ const cli = defineCli({
     'copy-mix': { type: 'int', help: 'drill rows added to every later step', default: 0, min: 0 },
     'line-real': { type: 'number', help: "share of state-line drill rows that keep the world's own names (the rest random)", default: 0, min: 0, max: 1 },
     'line-warmup': { type: 'int', help: 'first steps of this run train only the state-line drill, --line-mix rows each (64 when --line-mix is 0)', default: 0, min: 0 },
+    'line-present': { type: 'number', help: 'share of state-line drill rows whose called name is in the folder (0: a third, as before; then "absent" is right two times in three whatever the line says)', default: 0, min: 0, max: 1 },
+    'fact-weight': { type: 'number', help: "loss weight of a state think's facts (`name: file|folder|absent`, after the line), in conversation, experience and drill rows: the lookup the call alone does not decide", default: 1, min: 0 },
     'line-mix': { type: 'int', help: 'state-line drill rows added to every step: a tree as `~/path: entries` lines, cds, a call; the target the think `<think>~/path: entries; name: file|folder|absent</think>`, with random names (src/agent/line-drill.ts)', default: 0, min: 0 },
     'rehearse-share': { type: 'number', help: 'share of train conversations that keep their Rehearse rows (the rest train Act rows only)', default: 1, min: 0, max: 1 },
     'error-share': { type: 'number', help: 'share of train conversations that also get a Rehearse row for a broken copy of one of their calls, with the real environment\'s error as target (src/agent/sft.ts sftErrorExamples)', default: 0, min: 0, max: 1 },
@@ -159,7 +161,7 @@ async function conversationRows(tasks: Task[], tok: BPETokenizer, profile: Promp
     const chosen = tasks.filter(() => rng.uniform() < args['swap-share']);
     examples = [...examples, ...await sftSwapErrorExamples(chosen, (n) => rng.int(n), sft)];
   }
-  return sftConversationRows(examples, tok, maxContext).map((rows) => decisionWeighted(copyWeighted(rows, tok), tok, args['decision-weight']));
+  return sftConversationRows(examples, tok, maxContext).map((rows) => factWeighted(decisionWeighted(copyWeighted(rows, tok), tok, args['decision-weight']), tok, args['fact-weight']));
 }
 
 /** `--scramble` and `--rehearse-share`, decided per conversation (one draw each, in task order). */
@@ -277,7 +279,7 @@ async function main() {
     const drillRng = new Rng(seed + 53 + priorSteps);
     const drill = (n: number) => sftTokenRows(copyDrill(drillRng, n), tok, maxContext);
     const lineRng = new Rng(seed + 59 + priorSteps);
-    const lineRows = (n: number) => sftTokenRows(lineDrill(lineRng, n, 'line', args['line-real']), tok, maxContext);
+    const lineRows = (n: number) => factWeighted(sftTokenRows(lineDrill(lineRng, n, 'line', args['line-real'], args['line-present'] || undefined), tok, maxContext), tok, args['fact-weight']);
     const fresh = args.fresh ? new FreshConversations(tok, profile, args['task-offset'] || (initMeta.trainTasksSeen ?? 0), new Rng(seed + 29)) : null;
     // Before the clock starts: the pool's rollouts are not training time.
     const dir = join(outDir, name);
@@ -295,7 +297,7 @@ async function main() {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
         meta: {
           size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
-          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], decisionWeight: args['decision-weight'], thinkState: args['think-state'], errorShare: args['error-share'], swapShare: args['swap-share'] || undefined, scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], lineMix: args['line-mix'] || undefined, lineWarmup: args['line-warmup'] || undefined, lineReal: args['line-real'] || undefined, rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], decisionWeight: args['decision-weight'], thinkState: args['think-state'], errorShare: args['error-share'], swapShare: args['swap-share'] || undefined, scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], lineMix: args['line-mix'] || undefined, lineWarmup: args['line-warmup'] || undefined, lineReal: args['line-real'] || undefined, linePresent: args['line-present'] || undefined, factWeight: args['fact-weight'] === 1 ? undefined : args['fact-weight'], rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
           experience: experience.summary, lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
           examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
           cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,
@@ -391,7 +393,7 @@ async function experienceConversations(init: Awaited<ReturnType<typeof loadModel
   bar.done();
   await policy.release();
   const errors = examples.filter((e) => /"error/.test(e.target)).length;
-  const convs = sftConversationRows(examples, tok, maxContext).map((rows) => decisionWeighted(rows, tok, args['decision-weight']));
+  const convs = sftConversationRows(examples, tok, maxContext).map((rows) => factWeighted(decisionWeighted(rows, tok, args['decision-weight']), tok, args['fact-weight']));
   if (args['decision-weight'] !== 1) {
     const picked = convs.flat().slice(0, 6).map((r) => r.ids.filter((_, i) => r.weights[i] > 1).map((id) => tok.decode([id])).join(''));
     log(`decision-weighted tokens (first 6 rows): ${JSON.stringify(picked)}`);

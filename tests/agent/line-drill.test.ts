@@ -52,6 +52,22 @@ describe('the state-line drill with real names', () => {
   });
 });
 
+describe('the state-line drill with a set share of present names (--line-present)', () => {
+  it('names an entry of the folder in about that share of rows, so "absent" alone no longer scores two in three', () => {
+    const rows = lineDrill(new Rng(7), 400, 'line', 1, 0.5);
+    const absent = rows.filter((r) => r.target.endsWith(': absent</think>')).length;
+    expect(absent).toBeGreaterThan(160);
+    expect(absent).toBeLessThan(240);
+    // Absent names are still mostly ones the tree holds elsewhere: the line, not the message, decides.
+    const elsewhere = rows.filter((r) => { const m = /; (.*): absent<\/think>$/.exec(r.target); return m && r.prompt.split('Call to execute')[0].includes(m[1]); }).length;
+    expect(elsewhere).toBeGreaterThan(absent / 2);
+    // Without the option the old thirds, draw for draw.
+    const thirds = lineDrill(new Rng(7), 400, 'line', 1);
+    expect(thirds.filter((r) => r.target.endsWith(': absent</think>')).length).toBeGreaterThan(230);
+    expect(lineDrill(new Rng(7), 400, 'line', 1, 0.5)).toEqual(rows);
+  });
+});
+
 describe('reading a state think', () => {
   it('splits line, path, entries and facts, and scores entry overlap', async () => {
     const { stateThinkParts, entryOverlap } = await import('../../src/agent/line-drill');

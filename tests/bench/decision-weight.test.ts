@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decisionWeighted, sftTokenRows } from '../../src/bench/sft-reference';
+import { decisionWeighted, factWeighted, sftTokenRows } from '../../src/bench/sft-reference';
 import { BPETokenizer } from '../../src/engine/tokenizer';
 
 const tok = new BPETokenizer(JSON.parse(readFileSync('models/files-starter-sim/tokenizer.json', 'utf8')));
@@ -34,5 +34,23 @@ describe('decision weight (npm run sft --decision-weight)', () => {
     expect(out[2]).toEqual(rows[2]);
     expect(out[3]).toEqual(rows[3]);
     expect(decisionWeighted(rows, tok, 1)).toBe(rows);
+  });
+});
+
+describe('fact weight (npm run sft --fact-weight)', () => {
+  const think = sftTokenRows([
+    { taskId: 't', role: 'rehearse', prompt: 'call cat plan.md', target: '<think>~/docs: notes.txt, old/; plan.md: absent</think>\n<execution_result>\n{"error":"cat: plan.md: No such file"}\n</execution_result><|end|>' },
+    { taskId: 't', role: 'rehearse', prompt: 'call ls', target: '<think>~/docs: notes.txt, old/</think>\n<execution_result>\n{"current_directory_content":["notes.txt","old"]}\n</execution_result><|end|>' },
+  ], tok, 1024);
+  it("multiplies the weight of a state think's facts only: not the line, not `</think>`, not the result", () => {
+    const out = factWeighted(think, tok, 5);
+    expect(weighted(out[0])).toBe(' plan.md: absent');
+    expect(out[0].weights.filter((w) => w === 5).length).toBe(out[0].weights.filter((w) => w > 1).length);
+  });
+  it('leaves thinks without facts, rows without a think, Act rows and weight 1 untouched', () => {
+    expect(factWeighted(think, tok, 5)[1]).toEqual(think[1]);
+    const out = factWeighted(rows, tok, 5);
+    out.forEach((r, i) => expect(r).toEqual(rows[i]));
+    expect(factWeighted(think, tok, 1)).toBe(think);
   });
 });
