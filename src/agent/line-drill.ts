@@ -28,8 +28,9 @@ function at(root: FsDir, path: string[]): FsDir {
 
 /**
  * One drill row: the tree, the cds from the top to a folder, a call naming an entry there, one elsewhere, or a new
- * one (a third each; `present`, when given, is the share naming an entry there, the rest two elsewhere to one new).
- * With thirds, "absent" is right for two rows in three whatever the line says; at 0.5 only the lookup beats chance.
+ * one (a third each). With thirds, "absent" is right for two rows in three whatever the line says. `present`, when
+ * given, is the share naming an entry there; the rest name one elsewhere, and the kind (file or folder) is drawn
+ * apart, so at 0.5 neither the answer's base rate nor the name's form beats chance: only the lookup does.
  */
 function drillRow(seed: number, id: string, present?: number): SftExample {
   const rng = new Rng(seed);
@@ -39,8 +40,19 @@ function drillRow(seed: number, id: string, present?: number): SftExample {
   const here = at(root, path);
   const inHere = Object.keys(here.contents);
   const elsewhere = paths.filter((p) => p.join('/') !== path.join('/')).flatMap((p) => Object.keys(at(root, p).contents)).filter((n) => !inHere.includes(n));
-  const which = present === undefined ? rng.int(0, 2) : rng.float() < present ? 0 : rng.float() < 2 / 3 ? 1 : 2;
-  const name = which === 0 && inHere.length ? rng.pick(inHere) : which === 1 && elsewhere.length ? rng.pick(elsewhere) : `${rng.pick(FILE_NAME_WORDS)}_new.txt`;
+  let name: string;
+  if (present === undefined) {
+    const which = rng.int(0, 2);
+    name = which === 0 && inHere.length ? rng.pick(inHere) : which === 1 && elsewhere.length ? rng.pick(elsewhere) : `${rng.pick(FILE_NAME_WORDS)}_new.txt`;
+  } else {
+    // No answer readable from the name's form: absent names come from other folders (a new one only where there
+    // is none), and on both sides a folder or a file is named about equally often where both exist.
+    const isDir = (n: string) => paths.some((p) => at(root, p).contents[n]?.type === 'directory');
+    const pool = rng.float() < present && inHere.length ? inHere : elsewhere;
+    const wantDir = rng.float() < 0.5;
+    const sameKind = pool.filter((n) => isDir(n) === wantDir);
+    name = pool.length ? rng.pick(sameKind.length ? sameKind : pool) : `${rng.pick(FILE_NAME_WORDS)}_new.txt`;
+  }
   const node = here.contents[name];
   const fact = node ? (node.type === 'directory' ? 'folder' : 'file') : 'absent';
   const [tool, param] = rng.pick(TOOLS);
