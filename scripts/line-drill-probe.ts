@@ -34,6 +34,9 @@ await writer.release();
 const parts = (t: string) => { const p = stateThinkParts(t); return { line: p.line, fact: p.facts.split('; ')[0] }; };
 let line = 0, fact = 0, overlap = 0;
 const byFact = { present: [0, 0], absent: [0, 0] };
+// By what the name looks like and what it is: a model that answers from the form (an extension → file, none →
+// folder) scores on two of these four and fails the other two.
+const byKind: Record<string, [number, number]> = { 'file': [0, 0], 'folder': [0, 0], 'absent, file-like name': [0, 0], 'absent, folder-like name': [0, 0] };
 const examples: { want: string; wrote: string }[] = [];
 rows.forEach((r, i) => {
   const text = forced[i] + gens[i].text;
@@ -41,6 +44,9 @@ rows.forEach((r, i) => {
   const cls = byFact[want.fact.endsWith(': absent') ? 'absent' : 'present'];
   cls[1]++;
   if (want.fact === got.fact) cls[0]++;
+  const [name, what] = want.fact.split(': ');
+  const kind = byKind[what === 'absent' ? `absent, ${name.includes('.') ? 'file' : 'folder'}-like name` : what];
+  if (kind) { kind[1]++; if (want.fact === got.fact) kind[0]++; }
   if (want.line === got.line) line++;
   if (want.fact === got.fact) fact++;
   overlap += entryOverlap(text, r.target);
@@ -51,7 +57,8 @@ const report = {
   model: dir, steps: cfg?.steps, cpuMinutes: cfg?.cpuMinutes,
   protocol: { command: `npx tsx scripts/line-drill-probe.ts ${dir} ${nRows}${real ? ` --real ${real}` : ''}${present !== undefined ? ` --present ${present}` : ''}${givenLine ? ' --given-line' : ''}`, rows: rows.length, drillSeed: SEED, realNames: real, present: present === undefined ? 'a third' : Number(present), givenLine, decoding: 'greedy, up to </think>' },
   line_exact: +(line / rows.length).toFixed(4), entries_overlap: +(overlap / rows.length).toFixed(4), fact_right: +(fact / rows.length).toFixed(4),
-  fact_right_present: +(byFact.present[0] / Math.max(1, byFact.present[1])).toFixed(4), fact_right_absent: +(byFact.absent[0] / Math.max(1, byFact.absent[1])).toFixed(4), rows_present: byFact.present[1], examples,
+  fact_right_present: +(byFact.present[0] / Math.max(1, byFact.present[1])).toFixed(4), fact_right_absent: +(byFact.absent[0] / Math.max(1, byFact.absent[1])).toFixed(4), rows_present: byFact.present[1],
+  fact_right_by_kind: Object.fromEntries(Object.entries(byKind).map(([k, [right, n]]) => [k, { rows: n, right: +(right / Math.max(1, n)).toFixed(4) }])), examples,
 };
 const text = JSON.stringify(report, null, 2) + '\n';
 if (out) await writeFile(out, text);
