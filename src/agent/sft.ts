@@ -251,8 +251,11 @@ export async function sftRepeatErrorExamples(tasks: Task[], pick: (n: number) =>
  * folder), kept where the real environment, after the reference calls before it, rejects it. This is the sampled
  * policy's commonest first error (a name it has seen, from a state where it does not apply); the expert never makes
  * it, and `--error-share`'s invented names are decidable without reading the state. Only that Rehearse row is kept.
+ * `accepted` (`--swap-accepted`): that share of the rows takes, where one exists, a swap the environment accepts
+ * instead (another name that is there, with its real result), so a swapped name is not itself the sign of an error
+ * and only the state tells the two apart (the same balance as the drill's `--line-present`).
  */
-export async function sftSwapErrorExamples(tasks: Task[], pick: (n: number) => number, opts: SftOptions = {}): Promise<SftExample[]> {
+export async function sftSwapErrorExamples(tasks: Task[], pick: (n: number) => number, opts: SftOptions = {}, accepted = 0): Promise<SftExample[]> {
   const out: SftExample[] = [];
   for (const task of tasks) {
     const ref = task.reference as Message[];
@@ -260,6 +263,7 @@ export async function sftSwapErrorExamples(tasks: Task[], pick: (n: number) => n
     const names = [...new Set(calls.flatMap((c) => Object.values(c.arguments).filter((v): v is string => typeof v === 'string' && v !== '..')))];
     // Every (call, argument, other name) swap the environment rejects at that point of the reference.
     const candidates: { k: number; broken: ToolCall; obs: { text: string; error: boolean } }[] = [];
+    const acceptedSwaps: typeof candidates = [];
     calls.forEach((c, k) => {
       for (const [key, v] of Object.entries(c.arguments)) {
         if (typeof v !== 'string') continue;
@@ -271,11 +275,14 @@ export async function sftSwapErrorExamples(tasks: Task[], pick: (n: number) => n
           let obs;
           try { obs = env.call(broken.name, broken.arguments); } catch { continue; }
           if (rejected(obs)) candidates.push({ k, broken, obs });
+          else if (accepted > 0) acceptedSwaps.push({ k, broken, obs });
         }
       }
     });
-    if (candidates.length === 0) continue;
-    const { k, broken, obs } = candidates[pick(candidates.length)];
+    // No draw at accepted 0: earlier runs' rows stay as they were.
+    const pool = accepted > 0 && acceptedSwaps.length > 0 && pick(1 << 20) < accepted * (1 << 20) ? acceptedSwaps : candidates;
+    if (pool.length === 0) continue;
+    const { k, broken, obs } = pool[pick(pool.length)];
     const row = await replacedCallRow(task, k, broken, obs.text, opts);
     if (!row?.prompt || row.call?.name !== broken.name || JSON.stringify(row.call.arguments) !== JSON.stringify(broken.arguments)) continue;
     out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: row.target });

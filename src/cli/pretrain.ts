@@ -87,6 +87,7 @@ const cli = defineCli({
     'error-share': { type: 'number', help: 'share of train conversations that also get a Rehearse row for a broken copy of one of their calls, with the real environment\'s error as target (src/agent/sft.ts sftErrorExamples)', default: 0, min: 0, max: 1 },
     'repeat-share': { type: 'number', help: 'share of train conversations that also get a Rehearse row for one of their calls made twice, with the real environment\'s error to the repeat as target (src/agent/sft.ts sftRepeatErrorExamples)', default: 0, min: 0, max: 1 },
     'swap-share': { type: 'number', help: 'share of train conversations that also get a Rehearse row for one of their calls with a name the task uses elsewhere, rejected where it is made, with the real error as target (src/agent/sft.ts sftSwapErrorExamples)', default: 0, min: 0, max: 1 },
+    'swap-accepted': { type: 'number', help: "with --swap-share: that share of the swapped-name rows takes, where one exists, a swap the environment accepts (another name that is there, with its real result), so the swap itself does not signal an error", default: 0, min: 0, max: 1 },
     'rehearse-history': { type: 'int', help: 'trailing conversation messages the Rehearse prompt shows (stored in the folder\'s profile; default: the profile\'s)', min: 0, max: 64 },
     'rehearse-hints': { type: 'string', help: 'which earlier calls the Rehearse prompt shows as hints: those of the called tool, or every tool\'s (stored in the profile)', choices: ['same-tool', 'all'] },
     'rehearse-layout': { type: 'string', help: "'reference': the reference simulator's Rehearse prompt (the whole conversation, every reference call and result with the matching one first, Act's output, the called tool's signature, validate then generate; src/agent/profile.ts REFERENCE_REHEARSE_PROMPT), stored in the folder's profile before the other --rehearse-* changes", choices: ['reference'] },
@@ -159,7 +160,7 @@ async function conversationRows(tasks: Task[], tok: BPETokenizer, profile: Promp
   if (args['swap-share'] > 0) {
     // Drawn after --repeat-share's, so adding this option leaves the earlier draws as they were.
     const chosen = tasks.filter(() => rng.uniform() < args['swap-share']);
-    examples = [...examples, ...await sftSwapErrorExamples(chosen, (n) => rng.int(n), sft)];
+    examples = [...examples, ...await sftSwapErrorExamples(chosen, (n) => rng.int(n), sft, args['swap-accepted'])];
   }
   return sftConversationRows(examples, tok, maxContext).map((rows) => factWeighted(decisionWeighted(copyWeighted(rows, tok), tok, args['decision-weight']), tok, args['fact-weight']));
 }
@@ -297,7 +298,7 @@ async function main() {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
         meta: {
           size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
-          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], decisionWeight: args['decision-weight'], thinkState: args['think-state'], errorShare: args['error-share'], swapShare: args['swap-share'] || undefined, scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], lineMix: args['line-mix'] || undefined, lineWarmup: args['line-warmup'] || undefined, lineReal: args['line-real'] || undefined, linePresent: args['line-present'] || undefined, factWeight: args['fact-weight'] === 1 ? undefined : args['fact-weight'], rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], decisionWeight: args['decision-weight'], thinkState: args['think-state'], errorShare: args['error-share'], swapShare: args['swap-share'] || undefined, swapAccepted: args['swap-accepted'] || undefined, scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], lineMix: args['line-mix'] || undefined, lineWarmup: args['line-warmup'] || undefined, lineReal: args['line-real'] || undefined, linePresent: args['line-present'] || undefined, factWeight: args['fact-weight'] === 1 ? undefined : args['fact-weight'], rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
           experience: experience.summary, lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
           examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
           cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,

@@ -86,4 +86,27 @@ describe('repeated calls', () => {
       for (const v of Object.values(args)) if (typeof v === 'string') expect(used.has(v)).toBe(true);
     }
   });
+
+  it('files, --swap-accepted: about that share of the swapped calls are ones the state accepts, with their real result', async () => {
+    const tasks = getWorld('files').tasks({ split: 'train', count: 48 });
+    const opts = { rollout: rolloutSettings(LEAN_PROFILE), maxContext: 1024, countTokens: (s: string) => Math.ceil(s.length / 4) };
+    const rng = new Rng(9);
+    const ex = await sftSwapErrorExamples(tasks, (n) => rng.int(n), opts, 0.5);
+    const isError = (e: { target: string }) => { const p = parseRehearse(e.target.replace(/<\|end\|>$/, '')); return p.ok && /error/i.test(JSON.stringify(p.value)); };
+    const ok = ex.filter((e) => !isError(e)), bad = ex.filter(isError);
+    expect(ok.length).toBeGreaterThan(4);
+    expect(bad.length).toBeGreaterThan(4);
+    // An accepted row swaps in a name the task uses (the real environment's answer to it is the target).
+    for (const e of ok) {
+      const call = e.prompt.slice(e.prompt.lastIndexOf('Call to execute:'));
+      const args = JSON.parse(/arguments: (\{.*\})/.exec(call)![1]) as Record<string, unknown>;
+      const task = tasks.find((t) => t.id === e.taskId)!;
+      const refCalls = (task.reference as { role: string; toolCalls?: { name: string; arguments: Record<string, unknown> }[] }[]).flatMap((m) => (m.role === 'assistant' ? m.toolCalls ?? [] : []));
+      const used = new Set(refCalls.flatMap((c) => Object.values(c.arguments)));
+      for (const v of Object.values(args)) if (typeof v === 'string') expect(used.has(v)).toBe(true);
+    }
+    // At 0 the draws are the old ones, row for row.
+    const r0 = new Rng(9), r1 = new Rng(9);
+    expect(await sftSwapErrorExamples(tasks, (n) => r0.int(n), opts, 0)).toEqual(await sftSwapErrorExamples(tasks, (n) => r1.int(n), opts));
+  });
 });
