@@ -73,7 +73,7 @@ if (sampled) {
   const writer = await samplerFromFolder(folder, rt, { name: 'think', mode: 'fast' });
   thinks = [];
   for (let i = 0; i < examples.length; i += 16) {
-    const forced = trueThinks.slice(i, i + 16).map((t) => (givenLine ? `<think>${stateThinkParts(t).line}${stateThinkParts(t).facts ? '; ' : ''}` : ''));
+    const forced = trueThinks.slice(i, i + 16).map((t) => { if (!givenLine) return ''; const { line, facts } = stateThinkParts(t); return `<think>${line}${facts ? '; ' : ''}`; });
     const gens = await writer.generate(examples.slice(i, i + 16).map((e, j) => ({ prompt: e.prompt + forced[j], maxNewTokens: 96, temperature: 0, topP: 1, topK: 0, stop: ['</think>'], seed: SEED })));
     thinks.push(...gens.map((g, j) => { const text = forced[j] + g.text; return text.startsWith('<think>') && text.endsWith('</think>') ? text : `<think>${text.replace(/^<think>/, '').replace(/<\/think>$/, '')}</think>`; }));
     process.stderr.write(`\rthought ${thinks.length} / ${examples.length}`);

@@ -41,14 +41,12 @@ const examples: { want: string; wrote: string }[] = [];
 rows.forEach((r, i) => {
   const text = forced[i] + gens[i].text;
   const want = parts(r.target), got = parts(text);
-  const cls = byFact[want.fact.endsWith(': absent') ? 'absent' : 'present'];
-  cls[1]++;
-  if (want.fact === got.fact) cls[0]++;
+  const right = want.fact === got.fact ? 1 : 0;
   const [name, what] = want.fact.split(': ');
-  const kind = byKind[what === 'absent' ? `absent, ${name.includes('.') ? 'file' : 'folder'}-like name` : what];
-  if (kind) { kind[1]++; if (want.fact === got.fact) kind[0]++; }
+  const tallies = [byFact[what === 'absent' ? 'absent' : 'present'], byKind[what === 'absent' ? `absent, ${name.includes('.') ? 'file' : 'folder'}-like name` : what]];
+  for (const t of tallies) if (t) { t[1]++; t[0] += right; }
   if (want.line === got.line) line++;
-  if (want.fact === got.fact) fact++;
+  fact += right;
   overlap += entryOverlap(text, r.target);
   if (i < 3) examples.push({ want: r.target, wrote: text });
 });
