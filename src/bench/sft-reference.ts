@@ -35,25 +35,37 @@ export function sftConversationRows(examples: SftExample[], tok: BPETokenizer, m
 }
 
 /**
- * `npm run sft --decision-weight`: a Rehearse target opens with `<execution_result>` and a JSON object whose first key
- * says whether the call failed ({"error…) or what it returned. That one token is what error agreement measures, and it
- * is 1 of a 10–300-token target: its weight (and the `{"` before it) is multiplied by `w`.
+ * Rehearse rows with one span of their target weighted ×w. `span` reads the target a token at a time (`piece(i)`:
+ * the i-th target token, decoded) and returns the span's first and last target index, or null to leave the row.
  */
-export function decisionWeighted(rows: SftRow[], tok: BPETokenizer, w: number): SftRow[] {
+function spanWeighted(rows: SftRow[], tok: BPETokenizer, w: number, span: (piece: (i: number) => string, n: number) => [number, number] | null): SftRow[] {
   if (w === 1) return rows;
   return rows.map((r) => {
     if (r.role !== 'rehearse') return r;
     const first = r.weights.findIndex((x) => x > 0);
     if (first < 0) return r;
+    const s = span((i) => tok.decode([r.ids[first + i]]), r.ids.length - first);
+    if (!s) return r;
+    const [from, to] = [first + s[0], first + s[1]];
+    return { ...r, weights: r.weights.map((x, i) => (i >= from && i <= to ? x * w : x)) };
+  });
+}
+
+/**
+ * `npm run sft --decision-weight`: a Rehearse target opens with `<execution_result>` and a JSON object whose first key
+ * says whether the call failed ({"error…) or what it returned. That one token is what error agreement measures, and it
+ * is 1 of a 10–300-token target: its weight (and the `{"` before it) is multiplied by `w`.
+ */
+export function decisionWeighted(rows: SftRow[], tok: BPETokenizer, w: number): SftRow[] {
+  return spanWeighted(rows, tok, w, (piece, n) => {
     // After the `<think>` a target may open with (`--think-state`), the first `{"` of the result.
-    let text = '', at = -1;
-    for (let i = first; i < r.ids.length; i++) {
-      text += tok.decode([r.ids[i]]);
+    let text = '';
+    for (let i = 0; i < n; i++) {
+      text += piece(i);
       const open = text.indexOf('<execution_result>');
-      if (open >= 0 && text.indexOf('{"', open) >= 0) { at = i; break; }
+      if (open >= 0 && text.indexOf('{"', open) >= 0) return [i, i + 1];
     }
-    if (at < 0) return r;
-    return { ...r, weights: r.weights.map((x, i) => (i === at || i === at + 1 ? x * w : x)) };
+    return null;
   });
 }
 
@@ -63,20 +75,15 @@ export function decisionWeighted(rows: SftRow[], tok: BPETokenizer, w: number): 
  * alone predicts them (a `cd` names a folder, a `cat` a file), so at weight 1 the lookup gets little gradient.
  */
 export function factWeighted(rows: SftRow[], tok: BPETokenizer, w: number): SftRow[] {
-  if (w === 1) return rows;
-  return rows.map((r) => {
-    if (r.role !== 'rehearse') return r;
-    const first = r.weights.findIndex((x) => x > 0);
-    if (first < 0) return r;
-    if (tok.decode([r.ids[first]]) !== '<think>') return r;
-    let text = '', from = -1, to = -1;
-    for (let i = first + 1; i < r.ids.length; i++) {
-      text += tok.decode([r.ids[i]]);
+  return spanWeighted(rows, tok, w, (piece, n) => {
+    if (piece(0) !== '<think>') return null;
+    let text = '', from = -1;
+    for (let i = 1; i < n; i++) {
+      text += piece(i);
       if (from < 0 && text.includes(';')) from = i + 1;
-      if (text.includes('</think>')) { to = i - 1; break; } // `</think>` itself keeps its weight
+      if (text.includes('</think>')) return from < 0 || i - 1 < from ? null : [from, i - 1]; // `</think>` keeps its weight
     }
-    if (from < 0 || to < from) return r;
-    return { ...r, weights: r.weights.map((x, i) => (i >= from && i <= to ? x * w : x)) };
+    return null;
   });
 }
 
