@@ -253,9 +253,11 @@ export async function sftRepeatErrorExamples(tasks: Task[], pick: (n: number) =>
  * it, and `--error-share`'s invented names are decidable without reading the state. Only that Rehearse row is kept.
  * `accepted` (`--swap-accepted`): that share of the rows takes, where one exists, a swap the environment accepts
  * instead (another name that is there, with its real result), so a swapped name is not itself the sign of an error
- * and only the state tells the two apart (the same balance as the drill's `--line-present`).
+ * and only the state tells the two apart (the same balance as the drill's `--line-present`). `rows` (`--swap-rows`):
+ * that many distinct swaps per task, each drawn as above; they share the conversation's prompt up to their call, so in
+ * a packed step the extra rows cost little more than their own tail.
  */
-export async function sftSwapErrorExamples(tasks: Task[], pick: (n: number) => number, opts: SftOptions = {}, accepted = 0): Promise<SftExample[]> {
+export async function sftSwapErrorExamples(tasks: Task[], pick: (n: number) => number, opts: SftOptions = {}, accepted = 0, rows = 1): Promise<SftExample[]> {
   const out: SftExample[] = [];
   for (const task of tasks) {
     const ref = task.reference as Message[];
@@ -279,13 +281,18 @@ export async function sftSwapErrorExamples(tasks: Task[], pick: (n: number) => n
         }
       }
     });
-    // No draw at accepted 0: earlier runs' rows stay as they were.
-    const pool = accepted > 0 && acceptedSwaps.length > 0 && pick(1 << 20) < accepted * (1 << 20) ? acceptedSwaps : candidates;
-    if (pool.length === 0) continue;
-    const { k, broken, obs } = pool[pick(pool.length)];
-    const row = await replacedCallRow(task, k, broken, obs.text, opts);
-    if (!row?.prompt || row.call?.name !== broken.name || JSON.stringify(row.call.arguments) !== JSON.stringify(broken.arguments)) continue;
-    out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: row.target });
+    const taken = new Set<(typeof candidates)[number]>();
+    for (let r = 0; r < rows; r++) {
+      // No draw at accepted 0: earlier runs' rows stay as they were (and at rows 1 the same draws as before).
+      const pool = (accepted > 0 && acceptedSwaps.length > 0 && pick(1 << 20) < accepted * (1 << 20) ? acceptedSwaps : candidates).filter((x) => !taken.has(x));
+      if (pool.length === 0) continue;
+      const chosen = pool[pick(pool.length)];
+      taken.add(chosen);
+      const { k, broken, obs } = chosen;
+      const row = await replacedCallRow(task, k, broken, obs.text, opts);
+      if (!row?.prompt || row.call?.name !== broken.name || JSON.stringify(row.call.arguments) !== JSON.stringify(broken.arguments)) continue;
+      out.push({ taskId: task.id, role: 'rehearse', prompt: row.prompt, target: row.target });
+    }
   }
   return out;
 }

@@ -105,6 +105,18 @@ describe('repeated calls', () => {
       const used = new Set(refCalls.flatMap((c) => Object.values(c.arguments)));
       for (const v of Object.values(args)) if (typeof v === 'string') expect(used.has(v)).toBe(true);
     }
+    // --swap-rows: several distinct swaps per task, each with the real result of its own call; at 1 the old rows.
+    const r4 = new Rng(9);
+    const many = await sftSwapErrorExamples(tasks, (n) => r4.int(n), opts, 0.5, 4);
+    const perTask = new Map<string, string[]>();
+    for (const e of many) (perTask.get(e.taskId) ?? perTask.set(e.taskId, []).get(e.taskId)!).push(e.prompt);
+    expect(Math.max(...[...perTask.values()].map((p) => p.length))).toBe(4);
+    expect(many.length).toBeGreaterThan(2 * ex.length);
+    for (const prompts of perTask.values()) expect(new Set(prompts).size).toBe(prompts.length);
+    expect(many.filter(isError).length).toBeGreaterThan(bad.length);
+    expect(many.filter((e) => !isError(e)).length).toBeGreaterThan(ok.length);
+    const r5 = new Rng(9), r6 = new Rng(9);
+    expect(await sftSwapErrorExamples(tasks, (n) => r5.int(n), opts, 0.5, 1)).toEqual(await sftSwapErrorExamples(tasks, (n) => r6.int(n), opts, 0.5));
     // At 0 the draws are the old ones, row for row.
     const r0 = new Rng(9), r1 = new Rng(9);
     expect(await sftSwapErrorExamples(tasks, (n) => r0.int(n), opts, 0)).toEqual(await sftSwapErrorExamples(tasks, (n) => r1.int(n), opts));
