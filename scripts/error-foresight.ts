@@ -10,7 +10,8 @@
 // the line gets; the gate measures the sampled whole. --sampled (with --think): the model writes its own think
 // (greedy, up to `</think>`) and p(error) is read after it: the foresight the Rehearse role has when nothing is
 // forced; the report adds how often the written line equals the true one, its folder part (its path; the share of its
-// entries that are right, Jaccard), and its facts part.
+// entries that are right, Jaccard), and its facts part. `first_errors_by_hint`: first errors whose exact call is among
+// the prompt's examples (made by the expert from another state) apart from the rest, p(error) and facts for each.
 import { writeFile } from 'node:fs/promises';
 import { profileFromConfig, rolloutSettings } from '../src/agent/profile';
 import { entryOverlap, stateThinkParts } from '../src/agent/line-drill';
@@ -140,7 +141,20 @@ const report = {
     return [kind, { rows: rs.length, exact: share((r) => thinks[r.i] === trueThinks[r.i]), folder: share((r) => part(thinks[r.i]).line === part(trueThinks[r.i]).line), path: share((r) => part(thinks[r.i]).path === part(trueThinks[r.i]).path), entries: +(rs.reduce((a, r) => a + entryOverlap(thinks[r.i], trueThinks[r.i]), 0) / Math.max(1, rs.length)).toFixed(4), facts: share((r) => part(thinks[r.i]).facts === part(trueThinks[r.i]).facts) }];
   })) } : {}),
 };
-const text = JSON.stringify(report, null, 2) + '\n';
-if (dump) await writeFile(dump, fits.map((r) => JSON.stringify({ kind: r.kind, task: r.task, p: +r.p.toFixed(4), truth: trueThinks[r.i], written: thinks[r.i], call: examples[r.i].prompt.slice(examples[r.i].prompt.lastIndexOf('Call to execute')).slice(0, 160) })).join('\n') + '\n');
+// A first error whose exact call stands among the prompt's examples (the expert made it, from another state) must
+// override the example by the state; one whose call is not there has no example to copy. Reported apart.
+const hinted = (i: number) => {
+  const prompt = examples[i].prompt, at = prompt.lastIndexOf('Call to execute:');
+  const name = /\nname: (\S+)/.exec(prompt.slice(at))?.[1], args = /\narguments: (\{.*\})/.exec(prompt.slice(at))?.[1];
+  const shown = prompt.slice(0, Math.max(0, prompt.indexOf('\nConversation:')));
+  return Boolean(name && args && shown.includes(`${name} ${args}\n`));
+};
+const firstByHint = Object.fromEntries(([['hinted', true], ['unhinted', false]] as const).map(([label, want]) => {
+  const rs = fits.filter((r) => r.kind === 'first' && hinted(r.i) === want);
+  const mean = (xs: number[]) => +(xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length)).toFixed(4);
+  return [label, { rows: rs.length, p_error: mean(rs.map((r) => r.p)), ...(sampled ? { facts: mean(rs.map((r) => Number(part(thinks[r.i]).facts === part(trueThinks[r.i]).facts))) } : {}) }];
+}));
+const text = JSON.stringify({ ...report, first_errors_by_hint: firstByHint }, null, 2) + '\n';
+if (dump) await writeFile(dump, fits.map((r) => JSON.stringify({ kind: r.kind, task: r.task, p: +r.p.toFixed(4), truth: trueThinks[r.i], written: thinks[r.i], hinted: hinted(r.i), call: examples[r.i].prompt.slice(examples[r.i].prompt.lastIndexOf('Call to execute')).slice(0, 160) })).join('\n') + '\n');
 if (out) await writeFile(out, text);
 process.stdout.write(text);

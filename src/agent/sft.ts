@@ -108,11 +108,21 @@ export async function sftExamples(tasks: Task[], opts: SftOptions = {}): Promise
  * required argument left out or given the wrong type (INVALID_PARAMETERS), or a string argument replaced by a
  * name the world does not know (the tool's own domain error).
  */
-export type CallCorruption = 'unknown-tool' | 'missing-argument' | 'wrong-type' | 'unknown-value';
+export type CallCorruption = 'unknown-tool' | 'missing-argument' | 'wrong-type' | 'unknown-value' | 'hidden-tool' | 'renamed-argument';
 export const CALL_CORRUPTIONS: readonly CallCorruption[] = ['unknown-tool', 'missing-argument', 'wrong-type', 'unknown-value'];
+/**
+ * The validation errors a sampled policy makes (`--validation-share`), read off the simulator gate's misses: a tool the
+ * world has but this task does not offer (`tail`, `touch` where the list lacks them; the made-up names of
+ * 'unknown-tool' are decided by their form alone), and an argument under a wrong name (`rm {"name": …}` for
+ * `rm(file_name)`). Only the prompt's tool list and signature decide them.
+ */
+export const VALIDATION_CORRUPTIONS: readonly CallCorruption[] = ['hidden-tool', 'renamed-argument', 'missing-argument', 'wrong-type'];
 
-/** A broken copy of a call, or null when this corruption does not apply to it (e.g. no required argument). */
-export function corruptCall(call: ToolCall, tools: ToolSchema[], how: CallCorruption, pick: (n: number) => number): ToolCall | null {
+/**
+ * A broken copy of a call, or null when this corruption does not apply to it (e.g. no required argument).
+ * `worldTools`: every tool name the world has ('hidden-tool' draws from those the task does not offer).
+ */
+export function corruptCall(call: ToolCall, tools: ToolSchema[], how: CallCorruption, pick: (n: number) => number, worldTools: string[] = []): ToolCall | null {
   const tool = tools.find((t) => t.name === call.name);
   const args = { ...call.arguments };
   const required = (Array.isArray(tool?.parameters?.required) ? tool!.parameters.required : []).filter((k) => k in args);
@@ -135,6 +145,22 @@ export function corruptCall(call: ToolCall, tools: ToolSchema[], how: CallCorrup
       const k = [...strings, ...required].find((x) => typeof args[x] === 'string') ?? Object.keys(args).find((x) => typeof args[x] !== 'object');
       if (k === undefined) return null;
       args[k] = typeof args[k] === 'string' ? 1000 + pick(9000) : word();
+      return { name: call.name, arguments: args };
+    }
+    case 'hidden-tool': {
+      const offered = new Set(tools.map((t) => t.name));
+      const hidden = worldTools.filter((n) => !offered.has(n));
+      return hidden.length ? { name: hidden[pick(hidden.length)], arguments: args } : null;
+    }
+    case 'renamed-argument': {
+      if (required.length === 0) return null;
+      const key = required[pick(required.length)];
+      const known = new Set(Object.keys((tool?.parameters?.properties ?? {}) as object));
+      const names = ['name', 'path', `${key}_name`, key.split('_')[0], `${key}s`].filter((n) => n !== key && !known.has(n) && !(n in args));
+      if (names.length === 0) return null;
+      const value = args[key];
+      delete args[key];
+      args[names[pick(names.length)]] = value;
       return { name: call.name, arguments: args };
     }
     case 'unknown-value': {
@@ -183,7 +209,7 @@ async function replacedCallRow(task: Task, k: number, replacement: ToolCall, res
  * reference calls before it. Only that Rehearse row is kept: Act is never taught to make the broken call. Tasks
  * where the chosen corruption leaves the call valid (the environment accepts it) give no row.
  */
-export async function sftErrorExamples(tasks: Task[], pick: (n: number) => number, opts: SftOptions = {}): Promise<SftExample[]> {
+export async function sftErrorExamples(tasks: Task[], pick: (n: number) => number, opts: SftOptions = {}, kinds: readonly CallCorruption[] = CALL_CORRUPTIONS): Promise<SftExample[]> {
   const out: SftExample[] = [];
   for (const task of tasks) {
     const ref = task.reference as Message[];
@@ -192,7 +218,9 @@ export async function sftErrorExamples(tasks: Task[], pick: (n: number) => numbe
     const k = pick(calls.length);
     const env = task.makeEnv();
     const tools = env.tools();
-    const broken = corruptCall(calls[k], tools, CALL_CORRUPTIONS[pick(CALL_CORRUPTIONS.length)], pick);
+    const inner = (env as { unwrap?: () => Environment }).unwrap?.();
+    const worldTools = kinds.includes('hidden-tool') && inner ? inner.tools().map((t) => t.name) : [];
+    const broken = corruptCall(calls[k], tools, kinds[pick(kinds.length)], pick, worldTools);
     if (!broken) continue;
     for (let i = 0; i < k; i++) env.call(calls[i].name, calls[i].arguments);
     let obs;

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { evaluate, succeeded, type EvalResult } from '../agent/evaluate';
 import { COMPACT_CHAT_TEMPLATE, PROTOCOL_TOKENS } from '../agent/chatTemplate';
 import { LEAN_PROFILE, profileFromConfig, rolloutSettings, withRehearsePrompt, type PromptProfile, type RehearsePromptChange } from '../agent/profile';
-import { sftErrorExamples, sftExamples, sftExperienceExamples, sftRepeatErrorExamples, sftSwapErrorExamples, type SftExample, type SftOptions } from '../agent/sft';
+import { sftErrorExamples, sftExamples, sftExperienceExamples, sftRepeatErrorExamples, sftSwapErrorExamples, VALIDATION_CORRUPTIONS, type SftExample, type SftOptions } from '../agent/sft';
 import { rollout } from '../agent/rollout';
 import { scrambleExamples } from '../agent/scramble';
 import { copyDrill } from '../agent/copy-drill';
@@ -87,6 +87,7 @@ const cli = defineCli({
     'error-share': { type: 'number', help: 'share of train conversations that also get a Rehearse row for a broken copy of one of their calls, with the real environment\'s error as target (src/agent/sft.ts sftErrorExamples)', default: 0, min: 0, max: 1 },
     'repeat-share': { type: 'number', help: 'share of train conversations that also get a Rehearse row for one of their calls made twice, with the real environment\'s error to the repeat as target (src/agent/sft.ts sftRepeatErrorExamples)', default: 0, min: 0, max: 1 },
     'swap-share': { type: 'number', help: 'share of train conversations that also get a Rehearse row for one of their calls with a name the task uses elsewhere, rejected where it is made, with the real error as target (src/agent/sft.ts sftSwapErrorExamples)', default: 0, min: 0, max: 1 },
+    'validation-share': { type: 'number', help: "share of train conversations that also get a Rehearse row for one of their calls broken the way sampled policies break them (a tool the world has but the task does not offer; an argument under a wrong name; a required one left out or of the wrong type), the real validation error as target (src/agent/sft.ts VALIDATION_CORRUPTIONS)", default: 0, min: 0, max: 1 },
     'swap-rows': { type: 'number', help: 'with --swap-share: swapped-name rows per chosen conversation, each a distinct swap (membership rows in the real Rehearse prompt; packed, they share its prefix)', default: 1, min: 1, max: 16 },
     'swap-accepted': { type: 'number', help: "with --swap-share: that share of the swapped-name rows takes, where one exists, a swap the environment accepts (another name that is there, with its real result), so the swap itself does not signal an error", default: 0, min: 0, max: 1 },
     'rehearse-history': { type: 'int', help: 'trailing conversation messages the Rehearse prompt shows (stored in the folder\'s profile; default: the profile\'s)', min: 0, max: 64 },
@@ -162,6 +163,11 @@ async function conversationRows(tasks: Task[], tok: BPETokenizer, profile: Promp
     // Drawn after --repeat-share's, so adding this option leaves the earlier draws as they were.
     const chosen = tasks.filter(() => rng.uniform() < args['swap-share']);
     examples = [...examples, ...await sftSwapErrorExamples(chosen, (n) => rng.int(n), sft, args['swap-accepted'], args['swap-rows'])];
+  }
+  if (args['validation-share'] > 0) {
+    // Drawn after --swap-share's, so adding this option leaves the earlier draws as they were.
+    const chosen = tasks.filter(() => rng.uniform() < args['validation-share']);
+    examples = [...examples, ...await sftErrorExamples(chosen, (n) => rng.int(n), sft, VALIDATION_CORRUPTIONS)];
   }
   return sftConversationRows(examples, tok, maxContext).map((rows) => factWeighted(decisionWeighted(copyWeighted(rows, tok), tok, args['decision-weight']), tok, args['fact-weight']));
 }
@@ -299,7 +305,7 @@ async function main() {
         config: cfg, params: model.params, tokenizer: tokJson, chatTemplate: COMPACT_CHAT_TEMPLATE,
         meta: {
           size, seed, steps: priorSteps + stepsDone, init: initDir, batch: batchSize, draw: args.draw, fresh: !!args.fresh,
-          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], decisionWeight: args['decision-weight'], thinkState: args['think-state'], errorShare: args['error-share'], swapShare: args['swap-share'] || undefined, swapAccepted: args['swap-accepted'] || undefined, swapRows: args['swap-rows'] === 1 ? undefined : args['swap-rows'], scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], lineMix: args['line-mix'] || undefined, lineWarmup: args['line-warmup'] || undefined, lineReal: args['line-real'] || undefined, linePresent: args['line-present'] || undefined, factWeight: args['fact-weight'] === 1 ? undefined : args['fact-weight'], rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
+          trainTasksSeen: fresh ? fresh.tasksUsed : undefined, copyWeight: args['copy-weight'], decisionWeight: args['decision-weight'], thinkState: args['think-state'], errorShare: args['error-share'], validationShare: args['validation-share'] || undefined, swapShare: args['swap-share'] || undefined, swapAccepted: args['swap-accepted'] || undefined, swapRows: args['swap-rows'] === 1 ? undefined : args['swap-rows'], scramble: args.scramble, copyWarmup: args['copy-warmup'], copyMix: args['copy-mix'], lineMix: args['line-mix'] || undefined, lineWarmup: args['line-warmup'] || undefined, lineReal: args['line-real'] || undefined, linePresent: args['line-present'] || undefined, factWeight: args['fact-weight'] === 1 ? undefined : args['fact-weight'], rehearseShare: args['rehearse-share'], memoryPool: args['memory-pool'] || undefined, memoryMix: args['memory-mix'] || undefined,
           experience: experience.summary, lr: peakLr, worlds, trainTasks: fresh ? undefined : trainTasks.length,
           examples: fresh ? undefined : rows.length, finalLoss: ema, trainSeconds: Math.round((Date.now() - t0) / 1000),
           cpuMinutes: Number((priorCpu + trainCpu).toFixed(2)), profile,

@@ -1,7 +1,7 @@
 // Error examples for the Rehearse role: a broken reference call and the real environment's answer to it.
 import { describe, expect, it } from 'vitest';
 import { LEAN_PROFILE, rolloutSettings } from '../../src/agent/profile';
-import { CALL_CORRUPTIONS, corruptCall, sftErrorExamples, sftRepeatErrorExamples, sftSwapErrorExamples } from '../../src/agent/sft';
+import { CALL_CORRUPTIONS, corruptCall, sftErrorExamples, sftRepeatErrorExamples, sftSwapErrorExamples, VALIDATION_CORRUPTIONS } from '../../src/agent/sft';
 import { parseRehearse, validateCall } from '../../src/agent/protocol';
 import { REHEARSE_MARKER } from '../../src/agent/prompts';
 import { Rng } from '../../src/engine/rng';
@@ -20,6 +20,34 @@ describe('broken calls', () => {
     expect(v.arguments.value).not.toBe('blue');
     expect(corruptCall({ name: 'list', arguments: {} }, KV_TOOLS, 'missing-argument', pick)).toBeNull();
     expect(call.arguments).toEqual({ key: 'color', value: 'blue' }); // never mutated
+    // The policy's kinds: a tool the world has that this task does not offer; an argument under a wrong name.
+    const offered = KV_TOOLS.filter((t) => t.name !== 'list');
+    const hidden = corruptCall(call, offered, 'hidden-tool', pick, KV_TOOLS.map((t) => t.name))!;
+    expect(hidden.name).toBe('list');
+    expect(validateCall(hidden, offered)?.code).toBe('TOOL_NOT_AVAILABLE');
+    expect(corruptCall(call, KV_TOOLS, 'hidden-tool', pick, KV_TOOLS.map((t) => t.name))).toBeNull(); // nothing hidden
+    const renamed = corruptCall(call, KV_TOOLS, 'renamed-argument', pick)!;
+    expect(Object.values(renamed.arguments).sort()).toEqual(['blue', 'color']);
+    expect(Object.keys(renamed.arguments)).not.toEqual(Object.keys(call.arguments));
+    expect(validateCall(renamed, KV_TOOLS)?.code).toBe('INVALID_PARAMETERS');
+  });
+
+  it('files, validation kinds: rows answer TOOL_NOT_AVAILABLE for offered-elsewhere tools and INVALID_PARAMETERS for renamed arguments', async () => {
+    const tasks = getWorld('files').tasks({ split: 'train', count: 48 });
+    const rng = new Rng(5);
+    const ex = await sftErrorExamples(tasks, (n) => rng.int(n), { rollout: rolloutSettings(LEAN_PROFILE), maxContext: 1024, countTokens: (s) => Math.ceil(s.length / 4) }, VALIDATION_CORRUPTIONS);
+    const codes = ex.map((e) => (e.target.match(/"code":\s*"([A-Z_]+)"/) ?? [, 'domain'])[1]);
+    expect(codes.filter((c) => c === 'TOOL_NOT_AVAILABLE').length).toBeGreaterThan(3);
+    expect(codes.filter((c) => c === 'INVALID_PARAMETERS').length).toBeGreaterThan(3);
+    // A hidden tool is a real tool name of the world (no made-up form gives it away), shown as unknown in the prompt.
+    for (const e of ex.filter((_, i) => codes[i] === 'TOOL_NOT_AVAILABLE')) {
+      const call = e.prompt.slice(e.prompt.lastIndexOf('Call to execute:'));
+      expect(call).not.toMatch(/name: \w+_(ka|lo|mi|ne|ru|ti|vo|ze)/);
+    }
+    // The old list's draws are unchanged by the new kinds (earlier runs' rows stay as they were).
+    const a = new Rng(5), b = new Rng(5);
+    const opts = { rollout: rolloutSettings(LEAN_PROFILE), maxContext: 1024, countTokens: (s: string) => Math.ceil(s.length / 4) };
+    expect(await sftErrorExamples(tasks, (n) => a.int(n), opts, CALL_CORRUPTIONS)).toEqual(await sftErrorExamples(tasks, (n) => b.int(n), opts));
   });
 
   for (const w of ['files', 'retail']) {
