@@ -282,8 +282,8 @@ export async function sftRepeatErrorExamples(tasks: Task[], pick: (n: number) =>
  * `accepted` (`--swap-accepted`): that share of the rows takes, where one exists, a swap the environment accepts
  * instead (another name that is there, with its real result), so a swapped name is not itself the sign of an error
  * and only the state tells the two apart (the same balance as the drill's `--line-present`). `rows` (`--swap-rows`):
- * that many distinct swaps per task, each drawn as above; they share the conversation's prompt up to their call, so in
- * a packed step the extra rows cost little more than their own tail.
+ * that many distinct swaps per task, each drawn as above; packed, they share the conversation's prompt up to their
+ * call (four a conversation cost ~20% more CPU per step than one at `files-lines`).
  */
 export async function sftSwapErrorExamples(tasks: Task[], pick: (n: number) => number, opts: SftOptions = {}, accepted = 0, rows = 1): Promise<SftExample[]> {
   const out: SftExample[] = [];
