@@ -84,6 +84,7 @@ if (sampled) {
 }
 // The written line against the true one, part by part (src/agent/line-drill.ts parses both).
 const part = stateThinkParts;
+const factsRight = (i: number) => part(thinks[i]).facts === part(trueThinks[i]).facts;
 const rows: Row[] = examples.map((e, i) => {
   const thought = thinks[i];
   const p = [...tok.encode(e.prompt), ...(thought ? tok.encode(thought) : [])];
@@ -138,23 +139,23 @@ const report = {
   ...(sampled ? { written_think: Object.fromEntries((['first', 'later', 'success'] as const).map((kind) => {
     const rs = fits.filter((r) => r.kind === kind);
     const share = (f: (r: Row) => boolean) => +(rs.filter(f).length / Math.max(1, rs.length)).toFixed(4);
-    return [kind, { rows: rs.length, exact: share((r) => thinks[r.i] === trueThinks[r.i]), folder: share((r) => part(thinks[r.i]).line === part(trueThinks[r.i]).line), path: share((r) => part(thinks[r.i]).path === part(trueThinks[r.i]).path), entries: +(rs.reduce((a, r) => a + entryOverlap(thinks[r.i], trueThinks[r.i]), 0) / Math.max(1, rs.length)).toFixed(4), facts: share((r) => part(thinks[r.i]).facts === part(trueThinks[r.i]).facts) }];
+    return [kind, { rows: rs.length, exact: share((r) => thinks[r.i] === trueThinks[r.i]), folder: share((r) => part(thinks[r.i]).line === part(trueThinks[r.i]).line), path: share((r) => part(thinks[r.i]).path === part(trueThinks[r.i]).path), entries: +(rs.reduce((a, r) => a + entryOverlap(thinks[r.i], trueThinks[r.i]), 0) / Math.max(1, rs.length)).toFixed(4), facts: share((r) => factsRight(r.i)) }];
   })) } : {}),
 };
 // A first error whose exact call stands among the prompt's examples (the expert made it, from another state) must
 // override the example by the state; one whose call is not there has no example to copy. Reported apart.
-const hinted = (i: number) => {
-  const prompt = examples[i].prompt, at = prompt.lastIndexOf('Call to execute:');
-  const name = /\nname: (\S+)/.exec(prompt.slice(at))?.[1], args = /\narguments: (\{.*\})/.exec(prompt.slice(at))?.[1];
+const hinted = examples.map(({ prompt }) => {
+  const call = prompt.slice(prompt.lastIndexOf('Call to execute:'));
+  const name = /\nname: (\S+)/.exec(call)?.[1], args = /\narguments: (\{.*\})/.exec(call)?.[1];
   const shown = prompt.slice(0, Math.max(0, prompt.indexOf('\nConversation:')));
   return Boolean(name && args && shown.includes(`${name} ${args}\n`));
-};
+});
 const firstByHint = Object.fromEntries(([['hinted', true], ['unhinted', false]] as const).map(([label, want]) => {
-  const rs = fits.filter((r) => r.kind === 'first' && hinted(r.i) === want);
+  const rs = fits.filter((r) => r.kind === 'first' && hinted[r.i] === want);
   const mean = (xs: number[]) => +(xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length)).toFixed(4);
-  return [label, { rows: rs.length, p_error: mean(rs.map((r) => r.p)), ...(sampled ? { facts: mean(rs.map((r) => Number(part(thinks[r.i]).facts === part(trueThinks[r.i]).facts))) } : {}) }];
+  return [label, { rows: rs.length, p_error: mean(rs.map((r) => r.p)), ...(sampled ? { facts: mean(rs.map((r) => Number(factsRight(r.i)))) } : {}) }];
 }));
 const text = JSON.stringify({ ...report, first_errors_by_hint: firstByHint }, null, 2) + '\n';
-if (dump) await writeFile(dump, fits.map((r) => JSON.stringify({ kind: r.kind, task: r.task, p: +r.p.toFixed(4), truth: trueThinks[r.i], written: thinks[r.i], hinted: hinted(r.i), call: examples[r.i].prompt.slice(examples[r.i].prompt.lastIndexOf('Call to execute')).slice(0, 160) })).join('\n') + '\n');
+if (dump) await writeFile(dump, fits.map((r) => JSON.stringify({ kind: r.kind, task: r.task, p: +r.p.toFixed(4), truth: trueThinks[r.i], written: thinks[r.i], hinted: hinted[r.i], call: examples[r.i].prompt.slice(examples[r.i].prompt.lastIndexOf('Call to execute')).slice(0, 160) })).join('\n') + '\n');
 if (out) await writeFile(out, text);
 process.stdout.write(text);
