@@ -25,7 +25,9 @@ const [dir, nRows = '48'] = argv;
 if (!dir) throw new Error('usage: line-drill-probe.ts MODEL_DIR [ROWS] [--out FILE]');
 const SEED = 777;
 const folder = await loadModelFolder(dir);
-const rows = lineDrill(new Rng(SEED), Number(nRows), 'line', real, present === undefined ? undefined : Number(present));
+// A model trained with the mentions block (`npm run sft --rehearse-mentions`) is probed with it.
+const mentions = (folder.rawConfig.envace as { profile?: { rehearsePrompt?: { mentions?: boolean } } } | undefined)?.profile?.rehearsePrompt?.mentions ?? false;
+const rows = lineDrill(new Rng(SEED), Number(nRows), 'line', real, present === undefined ? undefined : Number(present), mentions);
 const forced = rows.map((r) => (givenLine ? `<think>${stateThinkParts(r.target).line}; ` : ''));
 const writer = await samplerFromFolder(folder, nodeRuntime(), { name: 'think', mode: 'fast' });
 const gens = await writer.generate(rows.map((e, i) => ({ prompt: e.prompt + forced[i], maxNewTokens: 96, temperature: 0, topP: 1, topK: 0, stop: ['</think>'], seed: 0 })));
@@ -53,7 +55,7 @@ rows.forEach((r, i) => {
 const cfg = folder.rawConfig.envace as { steps?: number; cpuMinutes?: number } | undefined;
 const report = {
   model: dir, steps: cfg?.steps, cpuMinutes: cfg?.cpuMinutes,
-  protocol: { command: `npx tsx scripts/line-drill-probe.ts ${dir} ${nRows}${real ? ` --real ${real}` : ''}${present !== undefined ? ` --present ${present}` : ''}${givenLine ? ' --given-line' : ''}`, rows: rows.length, drillSeed: SEED, realNames: real, present: present === undefined ? 'a third' : Number(present), givenLine, decoding: 'greedy, up to </think>' },
+  protocol: { command: `npx tsx scripts/line-drill-probe.ts ${dir} ${nRows}${real ? ` --real ${real}` : ''}${present !== undefined ? ` --present ${present}` : ''}${givenLine ? ' --given-line' : ''}`, rows: rows.length, drillSeed: SEED, realNames: real, present: present === undefined ? 'a third' : Number(present), givenLine, mentions, decoding: 'greedy, up to </think>' },
   line_exact: +(line / rows.length).toFixed(4), entries_overlap: +(overlap / rows.length).toFixed(4), fact_right: +(fact / rows.length).toFixed(4),
   fact_right_present: +(byFact.present[0] / Math.max(1, byFact.present[1])).toFixed(4), fact_right_absent: +(byFact.absent[0] / Math.max(1, byFact.absent[1])).toFixed(4), rows_present: byFact.present[1],
   fact_right_by_kind: Object.fromEntries(Object.entries(byKind).map(([k, [right, n]]) => [k, { rows: n, right: +(right / Math.max(1, n)).toFixed(4) }])), examples,

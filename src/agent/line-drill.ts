@@ -11,6 +11,7 @@ import { Rng } from '../envs/worlds/rng';
 import { FILE_NAME_WORDS, generateTree, type FsDir } from '../envs/worlds/files/tree';
 import { folderLines } from '../envs/worlds/files/world';
 import { END_TOKEN, ROLE_TOKENS } from './chatTemplate';
+import { mentionsOfLines } from './prompts';
 import { THINK_CLOSE, THINK_OPEN } from './protocol';
 import { scrambleExamples } from './scramble';
 import type { SftExample } from './sft';
@@ -32,7 +33,7 @@ function at(root: FsDir, path: string[]): FsDir {
  * given, is the share naming an entry there; the rest name one elsewhere, and the kind (file or folder) is drawn
  * apart, so at 0.5 neither the answer's base rate nor the name's form beats chance: only the lookup does.
  */
-function drillRow(seed: number, id: string, present?: number): SftExample {
+function drillRow(seed: number, id: string, present?: number, mentions = false): SftExample {
   const rng = new Rng(seed);
   const { root } = generateTree(rng, { topDirs: [2, 3], subdirChance: 0.6, rootFiles: [0, 2] });
   const paths = folders(root);
@@ -58,9 +59,12 @@ function drillRow(seed: number, id: string, present?: number): SftExample {
   const [tool, param] = rng.pick(TOOLS);
   const history = path.map((n) => `Assistant: <tool_call>\n{"name":"cd","arguments":{"folder":"${n}"}}\n</tool_call>\nTool[cd]: {"current_working_directory":"${n}"}\n`).join('');
   const line = folderLines(here, `~${path.map((n) => `/${n}`).join('')}`)[0];
+  const conversation = `User: My folders:\n${folderLines(root, '~').join('\n')}\n${history}`;
+  // The Rehearse prompt's mentions block (RehearsePromptOptions.mentions), for models trained with it.
+  const block = mentions ? mentionsOfLines(conversation.trimEnd().split('\n'), { name: tool, arguments: { [param]: name } }) : null;
   return {
     taskId: id, role: 'rehearse',
-    prompt: `${ROLE_TOKENS.user}Conversation:\nUser: My folders:\n${folderLines(root, '~').join('\n')}\n${history}\nCall to execute:\nname: ${tool}\narguments: {"${param}":"${name}"}${END_TOKEN}\n${ROLE_TOKENS.assistant}`,
+    prompt: `${ROLE_TOKENS.user}Conversation:\n${conversation}\nCall to execute:\nname: ${tool}\narguments: {"${param}":"${name}"}${block ? `\n\n${block}` : ''}${END_TOKEN}\n${ROLE_TOKENS.assistant}`,
     target: `${THINK_OPEN}${line}; ${name}: ${fact}${THINK_CLOSE}`,
   };
 }
@@ -69,8 +73,8 @@ function drillRow(seed: number, id: string, present?: number): SftExample {
  * `n` drill rows, each its own one-row conversation with its own random names; a share `realNames` keeps the
  * world's own names, so the lookup also runs where a name prior competes with it (the real tasks' case).
  */
-export function lineDrill(rng: EngineRng, n: number, tag = 'line', realNames = 0, present?: number): SftExample[] {
-  const rows = Array.from({ length: n }, (_, i) => drillRow(rng.int(1 << 30), `${tag}-${i}-${rng.int(1 << 30)}`, present));
+export function lineDrill(rng: EngineRng, n: number, tag = 'line', realNames = 0, present?: number, mentions = false): SftExample[] {
+  const rows = Array.from({ length: n }, (_, i) => drillRow(rng.int(1 << 30), `${tag}-${i}-${rng.int(1 << 30)}`, present, mentions));
   const real = rows.map(() => realNames > 0 && rng.uniform() < realNames); // no draw at 0: earlier runs' rows stay as they were
   const scrambled = scrambleExamples(rows.filter((_, i) => !real[i]), rng, { words: [...FILE_NAME_WORDS], minDigits: Infinity });
   let j = 0;

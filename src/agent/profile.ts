@@ -62,6 +62,8 @@ export interface RehearsePromptChange {
   layout?: 'reference';
   /** The Rehearse role's token budget (npm run rehearse-budget says what a world needs). */
   budget?: number;
+  /** Show the conversation's lines that mention the call's names under the call (RehearsePromptOptions.mentions). */
+  mentions?: boolean;
 }
 
 /** The profile with those Rehearse-prompt settings changed; everything else, and every unset field, as it was. */
@@ -74,6 +76,7 @@ export function withRehearsePrompt(p: PromptProfile, c: RehearsePromptChange): P
       ...(c.schema !== undefined ? { schema: c.schema === 'json' ? true : c.schema === 'compact' ? 'compact' as const : false } : {}),
       ...(c.maxHistory !== undefined ? { maxHistory: c.maxHistory } : {}),
       ...(c.hints !== undefined ? { hints: c.hints === 'all' ? true : 'same-tool' as const } : {}),
+      ...(c.mentions ? { mentions: true } : {}),
     },
   };
 }

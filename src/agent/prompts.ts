@@ -52,6 +52,12 @@ export interface RehearsePromptOptions {
    * mistyped argument, at a tenth of the tokens), or nothing (false).
    */
   schema?: boolean | 'compact';
+  /**
+   * Under the call, the lines of the conversation that mention each of its string arguments (mentionsBlock). Adds
+   * nothing the reference's simulator does not see; it moves the lines a name's state is read from next to the
+   * call, for a simulator too small to find them in a long prompt (the reference's is an 8B model).
+   */
+  mentions?: boolean;
   system?: string;
 }
 
@@ -225,7 +231,49 @@ export function rehearseUser(input: RehearseInput, opts: RehearsePromptOptions =
   const schema = how === 'compact' ? `\nsignature: ${tool ? compactTool({ ...tool, description: '' }) : '(unknown tool)'}`
     : how ? `\nschema: ${tool ? JSON.stringify(tool.parameters) : '(unknown tool)'}` : '';
   parts.push(`Call to execute:\nname: ${input.call.name}${schema}\narguments: ${JSON.stringify(input.call.arguments)}`);
+  if (opts.mentions) {
+    // From the whole conversation, even where the rollout's ladder shed old history: the reference's simulator sees it all.
+    const block = mentionsBlock(input.conversation.filter((m) => m.role !== 'system'), input.call);
+    if (block) parts.push(block);
+  }
   return parts.join('\n\n');
+}
+
+/**
+ * At most this many lines per name: the first half and the latest half, since a name's starting state is told
+ * where it is first mentioned and its latest change where it was last touched.
+ */
+export const MAX_MENTIONS = 4;
+const MENTION_LINE_CHARS = 160;
+
+/**
+ * For each distinct name the call passes (a string argument of two to 64 characters with a letter or digit), the
+ * conversation lines (as flattenConversation writes them) in which it occurs as a whole name: `Where "plan.md"
+ * appears:` then the lines, or `Where "plan.md" appears: nowhere`. A whole name is bounded by characters a name
+ * cannot hold (not a letter, digit, `_`, `.` or `-`), so `a.txt` does not match inside `data.txt` and `old`
+ * matches `old/` and `~/work/old`. Null when the call passes no name.
+ */
+export function mentionsBlock(conversation: Message[], call: ToolCall): string | null {
+  return mentionsOfLines(conversation.length ? flattenConversation(conversation).split('\n') : [], call);
+}
+
+/** mentionsBlock over a conversation already written as lines (the line drill builds its prompts as text). */
+export function mentionsOfLines(lines: string[], call: ToolCall): string | null {
+  // Names only: a one-letter mode ("w") or `..` names nothing whose lines would tell its state.
+  const values = [...new Set(Object.values(call.arguments ?? {}).filter((v): v is string => typeof v === 'string' && v.length >= 2 && v.length <= 64 && /[A-Za-z0-9]/.test(v)))];
+  if (values.length === 0) return null;
+  return values.map((v) => {
+    const whole = new RegExp(`(^|[^A-Za-z0-9_.\\-])${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9_.\\-])`);
+    const all = lines.filter((l) => whole.test(l));
+    const first = Math.floor(MAX_MENTIONS / 2);
+    const hits = (all.length > MAX_MENTIONS ? [...all.slice(0, first), ...all.slice(first - MAX_MENTIONS)] : all).map((l) => {
+      if (l.length <= MENTION_LINE_CHARS) return l;
+      // A long line (a file's content) is cut around the name, so the name itself is always shown.
+      const from = Math.max(0, Math.min(l.search(whole) - 40, l.length - MENTION_LINE_CHARS));
+      return `${from > 0 ? '…' : ''}${l.slice(from, from + MENTION_LINE_CHARS)}${from + MENTION_LINE_CHARS < l.length ? '…' : ''}`;
+    });
+    return hits.length ? `Where ${JSON.stringify(v)} appears:\n${hits.join('\n')}` : `Where ${JSON.stringify(v)} appears: nowhere`;
+  }).join('\n');
 }
 
 export function buildRehearseMessages(input: RehearseInput, opts: RehearsePromptOptions = {}): Message[] {

@@ -93,6 +93,7 @@ const cli = defineCli({
     'rehearse-history': { type: 'int', help: 'trailing conversation messages the Rehearse prompt shows (stored in the folder\'s profile; default: the profile\'s)', min: 0, max: 64 },
     'rehearse-hints': { type: 'string', help: 'which earlier calls the Rehearse prompt shows as hints: those of the called tool, or every tool\'s (stored in the profile)', choices: ['same-tool', 'all'] },
     'rehearse-layout': { type: 'string', help: "'reference': the reference simulator's Rehearse prompt (the whole conversation, every reference call and result with the matching one first, Act's output, the called tool's signature, validate then generate; src/agent/profile.ts REFERENCE_REHEARSE_PROMPT), stored in the folder's profile before the other --rehearse-* changes", choices: ['reference'] },
+    'rehearse-mentions': { type: 'boolean', help: "show, under the call in the Rehearse prompt, the conversation lines that mention each of its string arguments (`Where \"plan.md\" appears: …` or `nowhere`; src/agent/prompts.ts mentionsBlock), stored in the folder's profile: the lines a name's state is read from, next to the call" },
     'rehearse-budget': { type: 'int', help: "the Rehearse role's token budget, stored in the profile (npm run rehearse-budget says what a world's longest result needs)", min: 8 },
     experience: { type: 'int', help: "train tasks per world the --init policy plays in the real environment before training; each call it made becomes a Rehearse row with the real result as target (src/agent/sft.ts sftExperienceExamples); needs --init", default: 0, min: 0 },
     'experience-k': { type: 'int', help: 'episodes per experience task', default: 4, min: 1 },
@@ -243,7 +244,7 @@ async function main() {
   const profile: PromptProfile = withRehearsePrompt(base, {
     layout: args['rehearse-layout'] as RehearsePromptChange['layout'], budget: args['rehearse-budget'],
     schema: args['rehearse-schema'] as RehearsePromptChange['schema'], maxHistory: args['rehearse-history'],
-    hints: args['rehearse-hints'] as RehearsePromptChange['hints'],
+    hints: args['rehearse-hints'] as RehearsePromptChange['hints'], mentions: args['rehearse-mentions'],
   });
   const trainTasks = worlds.flatMap((w) => getWorld(w).tasks({ split: 'train', count: nTasks, difficulty: args.difficulty }));
   const testTasks = worlds.flatMap((w) => getWorld(w).tasks({ split: 'test', count: nEval }));
@@ -287,7 +288,7 @@ async function main() {
     const drillRng = new Rng(seed + 53 + priorSteps);
     const drill = (n: number) => sftTokenRows(copyDrill(drillRng, n), tok, maxContext);
     const lineRng = new Rng(seed + 59 + priorSteps);
-    const lineRows = (n: number) => factWeighted(sftTokenRows(lineDrill(lineRng, n, 'line', args['line-real'], args['line-present'] || undefined), tok, maxContext), tok, args['fact-weight']);
+    const lineRows = (n: number) => factWeighted(sftTokenRows(lineDrill(lineRng, n, 'line', args['line-real'], args['line-present'] || undefined, profile.rehearsePrompt.mentions), tok, maxContext), tok, args['fact-weight']);
     const fresh = args.fresh ? new FreshConversations(tok, profile, args['task-offset'] || (initMeta.trainTasksSeen ?? 0), new Rng(seed + 29)) : null;
     // Before the clock starts: the pool's rollouts are not training time.
     const dir = join(outDir, name);
