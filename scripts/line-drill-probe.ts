@@ -9,6 +9,7 @@
 // written, so the lookup in a right line is measured apart from finding the line.
 import { writeFile } from 'node:fs/promises';
 import { entryOverlap, lineDrill, stateThinkParts } from '../src/agent/line-drill';
+import { profileFromConfig } from '../src/agent/profile';
 import { Rng } from '../src/engine/rng';
 import { loadModelFolder } from '../src/engine/modelFolder';
 import { nodeRuntime } from '../src/engine/runtime-node';
@@ -26,7 +27,7 @@ if (!dir) throw new Error('usage: line-drill-probe.ts MODEL_DIR [ROWS] [--out FI
 const SEED = 777;
 const folder = await loadModelFolder(dir);
 // A model trained with the mentions block (`npm run sft --rehearse-mentions`) is probed with it.
-const mentions = (folder.rawConfig.envace as { profile?: { rehearsePrompt?: { mentions?: boolean } } } | undefined)?.profile?.rehearsePrompt?.mentions ?? false;
+const mentions = profileFromConfig(folder.rawConfig).rehearsePrompt.mentions ?? false;
 const rows = lineDrill(new Rng(SEED), Number(nRows), 'line', real, present === undefined ? undefined : Number(present), mentions);
 const forced = rows.map((r) => (givenLine ? `<think>${stateThinkParts(r.target).line}; ` : ''));
 const writer = await samplerFromFolder(folder, nodeRuntime(), { name: 'think', mode: 'fast' });

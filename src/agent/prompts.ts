@@ -233,7 +233,7 @@ export function rehearseUser(input: RehearseInput, opts: RehearsePromptOptions =
   parts.push(`Call to execute:\nname: ${input.call.name}${schema}\narguments: ${JSON.stringify(input.call.arguments)}`);
   if (opts.mentions) {
     // From the whole conversation, even where the rollout's ladder shed old history: the reference's simulator sees it all.
-    const block = mentionsBlock(input.conversation.filter((m) => m.role !== 'system'), input.call);
+    const block = mentionsBlock(input.conversation, input.call);
     if (block) parts.push(block);
   }
   return parts.join('\n\n');
@@ -244,6 +244,7 @@ export function rehearseUser(input: RehearseInput, opts: RehearsePromptOptions =
  * where it is first mentioned and its latest change where it was last touched.
  */
 export const MAX_MENTIONS = 4;
+const FIRST_MENTIONS = Math.floor(MAX_MENTIONS / 2);
 const MENTION_LINE_CHARS = 160;
 
 /**
@@ -265,8 +266,7 @@ export function mentionsOfLines(lines: string[], call: ToolCall): string | null 
   return values.map((v) => {
     const whole = new RegExp(`(^|[^A-Za-z0-9_.\\-])${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9_.\\-])`);
     const all = lines.filter((l) => whole.test(l));
-    const first = Math.floor(MAX_MENTIONS / 2);
-    const hits = (all.length > MAX_MENTIONS ? [...all.slice(0, first), ...all.slice(first - MAX_MENTIONS)] : all).map((l) => {
+    const hits = (all.length > MAX_MENTIONS ? [...all.slice(0, FIRST_MENTIONS), ...all.slice(FIRST_MENTIONS - MAX_MENTIONS)] : all).map((l) => {
       if (l.length <= MENTION_LINE_CHARS) return l;
       // A long line (a file's content) is cut around the name, so the name itself is always shown.
       const from = Math.max(0, Math.min(l.search(whole) - 40, l.length - MENTION_LINE_CHARS));
